@@ -1,0 +1,34 @@
+# The two set-up commands of the README: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO ?= scenes/box_drop.yaml
+
+.PHONY: demo test test-all install bench clean docs
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/corpus run $(DEMO)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -q -m "slow or not slow"
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/aba.py
+
+docs: $(STAMP)
+	$(BIN)/python -m pipeline.spec.reference > docs/reference.md
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,30 @@
+"""corpus: a declarative pipeline for physically simulated creatures.
+
+    scene = pipeline.load("scenes/box_drop.yaml")
+    sim = pipeline.compile(scene)
+    recording = sim.run()
+
+Heavy modules (numba kernels, rendering) are imported lazily so `import pipeline` and
+`corpus validate` stay fast.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["load", "compile", "CorpusError", "__version__"]
+
+from pipeline.errors import CorpusError
+
+
+def load(source, **kwargs):
+    """Load and validate a YAML path or a dict into a resolved spec (see pipeline.spec)."""
+    from pipeline.spec.resolve import load as _load
+
+    return _load(source, **kwargs)
+
+
+def compile(spec, **kwargs):  # noqa: A001 - the public name the design promises
+    """Compile a resolved spec into a Simulation (immutable Model + mutable Data)."""
+    from pipeline.physics.simulation import compile_simulation
+
+    return compile_simulation(spec, **kwargs)

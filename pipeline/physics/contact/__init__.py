@@ -1,0 +1,1 @@
+"""Contact and environment forces (ground, terrain, sticky feet, attach, collisions)."""
