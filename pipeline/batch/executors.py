@@ -1,0 +1,89 @@
+"""Where jobs run: a local pool of worker processes, or a Dask cluster.
+
+Both run the same `run_job_process` (one child interpreter per job), so a job's result does
+not depend on the executor; they differ only in who schedules the children.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Iterator
+
+from pipeline.batch.worker import JobOutcome, run_job_process
+from pipeline.errors import CorpusError
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+class LocalExecutor:
+    """Up to `jobs` worker processes at once on this machine."""
+
+    def __init__(self, jobs: int | None = None):
+        self.jobs = max(1, jobs or default_jobs())
+
+    def __enter__(self):
+        self._pool = ThreadPoolExecutor(max_workers=self.jobs)
+        return self
+
+    def __exit__(self, *exc):
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
+        futures = {self._pool.submit(run_job_process, p, timeout): p for p in payloads}
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()
+
+
+class DaskExecutor:
+    """Jobs as Dask tasks: a LocalCluster of `jobs` single-threaded workers, or an existing
+    cluster at `scheduler` (tcp://host:8786). Output folders must be on storage the workers
+    share with this machine (see docs/batch.md)."""
+
+    def __init__(self, jobs: int | None = None, scheduler: str | None = None):
+        self.jobs = max(1, jobs or default_jobs())
+        self.scheduler = scheduler
+
+    def __enter__(self):
+        from dask.distributed import Client, LocalCluster
+
+        try:
+            if self.scheduler:
+                self._cluster = None
+                self._client = Client(self.scheduler, timeout="20s")
+            else:
+                self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                             dashboard_address=None, silence_logs=40)
+                self._client = Client(self._cluster)
+        except (OSError, TimeoutError) as e:
+            raise CorpusError(f"cannot reach the Dask scheduler {self.scheduler or '(local cluster)'}: {e}") from None
+        return self
+
+    def __exit__(self, *exc):
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
+        from dask.distributed import as_completed as dask_completed
+
+        futures = {self._client.submit(run_job_process, p, timeout, key=f"corpus-{p['hash'][:16]}", pure=False): p
+                   for p in payloads}
+        for fut in dask_completed(futures):
+            payload = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # a lost worker or a scheduler failure is this job's failure only
+                outcome = JobOutcome("failed", f"dask: {type(e).__name__}: {e}")
+            yield payload, outcome
+
+
+def make_executor(kind: str, jobs: int | None, scheduler: str | None):
+    if kind == "local":
+        if scheduler:
+            raise CorpusError("--scheduler needs --executor dask")
+        return LocalExecutor(jobs)
+    if kind == "dask":
+        return DaskExecutor(jobs, scheduler)
+    raise CorpusError(f"--executor: unknown executor {kind!r} (choose local or dask)")

@@ -1,0 +1,126 @@
+"""Parameter sweeps: a `sweep:` block (inside a scene, or a file of its own naming a scene)
+varies fields by their path and expands into named jobs.
+
+    sweep:                          # inside a scene             # or a file of its own:
+      mode: grid                    # grid | list | random       sweep: friction_speed
+      parameters:                                                scene: ../scenes/roach_tripod.yaml
+        environment.material.friction: [0.5, 0.7, 0.9]          mode: random
+        simulation.seed: [0, 1]                                  samples: 8
+                                                                 seed: 1
+    mode list:   runs: [{path: value, ...}, ...]                 parameters:
+    mode random: samples: N, seed: S, parameters:                  simulation.seed: {integers: [0, 1000]}
+                 {uniform: [lo, hi]} | {choice: [...]} | {integers: [lo, hi]}
+
+Paths address the scene's canonical expanded document (pipeline.batch.paths).
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.batch.jobs import Job, job_name
+from pipeline.batch.paths import set_path
+from pipeline.errors import CorpusError, Problem
+
+SCENE_SUFFIXES = (".yaml", ".yml")
+
+
+def _plain(value):
+    """Marked YAML containers -> plain dict/list (values of sweep parameters go into JSON)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def expand_parameters(block: dict) -> list[dict]:
+    """The list of {path: value} assignments a sweep block stands for, in a stable order."""
+    mode = block.get("mode", "grid")
+    params = block.get("parameters", {})
+    if mode == "grid":
+        paths = list(params)
+        return [dict(zip(paths, combo)) for combo in itertools.product(*(params[p] for p in paths))]
+    if mode == "list":
+        return [dict(run) for run in block.get("runs", [])]
+    if mode == "random":
+        rng = np.random.default_rng(block.get("seed", 0))
+        runs = []
+        for _ in range(block.get("samples", 1)):
+            run = {}
+            for path, dist in params.items():
+                (kind, arg), = dist.items()
+                if kind == "uniform":
+                    run[path] = float(rng.uniform(arg[0], arg[1]))
+                elif kind == "integers":
+                    run[path] = int(rng.integers(arg[0], arg[1], endpoint=True))
+                else:  # choice
+                    run[path] = _plain(arg[int(rng.integers(len(arg)))])
+            runs.append(run)
+        return runs
+    raise CorpusError(f"sweep mode {mode!r}: expected grid, list or random")
+
+
+def scene_files(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(sorted(f for f in p.rglob("*") if f.suffix in SCENE_SUFFIXES))
+        elif p.exists():
+            found.append(p)
+        else:
+            raise CorpusError(Problem("no such file or folder", str(p)))
+    return found
+
+
+def _is_runnable(doc) -> bool:
+    return isinstance(doc, dict) and ("scene" in doc or isinstance(doc.get("sweep"), str))
+
+
+def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
+    """Every job one file stands for: a plain scene is one job, a sweep many."""
+    from pipeline.spec.loader import read_file
+    from pipeline.spec.resolve import load_scene
+    from pipeline.spec.schema import validate_document
+
+    doc = read_file(path)
+    if isinstance(doc.get("sweep"), str):  # a sweep file naming its scene
+        validate_document(doc, "sweep", file=str(path))
+        scene_path = (Path(path).parent / doc["scene"]).resolve()
+        block = doc
+    else:
+        scene_path, block = path, doc.get("sweep")
+    base = load_scene(scene_path, allow_outside=allow_outside)
+    source = {k: v for k, v in base.source.items() if k != "sweep"}
+    if not block:
+        return [Job(base.name, source, base.files, {}, str(path))]
+    jobs = []
+    for assignment in expand_parameters(block):
+        doc_i = copy.deepcopy(source)
+        for p, value in assignment.items():
+            set_path(doc_i, p, _plain(value))
+        scene_i = load_scene(doc_i, allow_outside=allow_outside)
+        jobs.append(Job(job_name(base.name, assignment), scene_i.source, base.files,
+                        {p: _plain(v) for p, v in assignment.items()}, str(path)))
+    return jobs
+
+
+def collect_jobs(paths: list[str], *, allow_outside: bool = False) -> tuple[list[Job], list[tuple[str, str]]]:
+    """Jobs from files and folders. A file that cannot be loaded becomes an (origin, message)
+    entry instead of stopping the batch; folders contribute only scene and sweep files."""
+    from pipeline.spec.loader import read_file
+
+    jobs: list[Job] = []
+    invalid: list[tuple[str, str]] = []
+    explicit = {Path(p) for p in paths}
+    for f in scene_files(paths):
+        try:
+            if f not in explicit and not _is_runnable(read_file(f)):
+                continue  # creatures and environments inside a scanned folder are not jobs
+            jobs.extend(jobs_from_file(f, allow_outside=allow_outside))
+        except CorpusError as e:
+            invalid.append((str(f), str(e)))
+    return jobs, invalid

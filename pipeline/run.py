@@ -1,0 +1,171 @@
+"""One job: load → compile → simulate → export, into a run directory.
+
+A run directory holds `scene.json` (the canonical expanded scene, loadable again),
+`trajectory.npz`, the exports the scene asks for, and `manifest.json`, which is written
+last: a directory with a manifest is complete. Everything is produced in a staging folder
+beside the run directory and moved in only when the whole job succeeded, so a failed or
+interrupted run never replaces or corrupts the outputs of an earlier one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import CorpusError
+from pipeline.fileio import atomic_write_text
+
+OUTPUT_ROOT = Path("outputs")
+
+
+@dataclass
+class RunResult:
+    out_dir: Path
+    manifest: dict
+    files: list[Path] = field(default_factory=list)
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def versions() -> dict:
+    import numba
+    import numpy
+
+    import pipeline
+
+    return {"corpus": pipeline.__version__, "python": platform.python_version(),
+            "numpy": numpy.__version__, "numba": numba.__version__}
+
+
+def default_out_dir(scene) -> Path:
+    return OUTPUT_ROOT / scene.name
+
+
+def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_options: dict | None = None,
+              duration: float | None = None, quiet: bool = False, allow_outside: bool = False,
+              extra_manifest: dict | None = None) -> RunResult:
+    """Run one scene (a path, a dict, or an already loaded Scene) and export it.
+
+    `export_options` are merged over the scene's `outputs:` block (CLI flags win).
+    Raises CorpusError for anything the user can fix; nothing in `out_dir` changes then.
+    """
+    import pipeline
+    from pipeline.export import export_run
+    from pipeline.spec.resolve import load_scene
+
+    timings = {}
+    t0 = time.perf_counter()
+    scene = source if hasattr(source, "simulation") else load_scene(source, allow_outside=allow_outside)
+    timings["load_s"] = time.perf_counter() - t0
+
+    out_dir = Path(out_dir) if out_dir is not None else default_out_dir(scene)
+    stage = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    try:
+        t = time.perf_counter()
+        sim = pipeline.compile(scene)
+        timings["compile_s"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        recording = sim.run(duration=duration, progress=None if not quiet else False)
+        timings["simulate_s"] = time.perf_counter() - t
+
+        atomic_write_text(stage / "scene.json", json.dumps(scene.source, indent=1, sort_keys=True))
+        recording.save(stage / "trajectory.npz")
+
+        t = time.perf_counter()
+        options = {**scene.outputs, **(export_options or {}), "quiet": quiet}
+        export_run(recording, sim.model, scene, stage, options)
+        timings["export_s"] = time.perf_counter() - t
+
+        from pipeline.metrics import scene_metrics
+
+        manifest = {
+            "scene": scene.name,
+            "seed": scene.simulation.seed,
+            "simulated_time_s": float(recording.time[-1]) if len(recording.time) else 0.0,
+            "inputs": {str(p): file_sha256(p) for p in scene.files},
+            "versions": versions(),
+            "timings": {k: round(v, 4) for k, v in timings.items()},
+            "stats": sim.stats() if hasattr(sim, "stats") else {},
+            "metrics": scene_metrics(recording),
+            "files": sorted(p.name for p in stage.iterdir()),
+            **(extra_manifest or {}),
+        }
+        _publish(stage, out_dir, manifest)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    files = [out_dir / name for name in manifest["files"]] + [out_dir / "manifest.json"]
+    return RunResult(out_dir=out_dir, manifest=manifest, files=files)
+
+
+def _publish(stage: Path, out_dir: Path, manifest: dict) -> None:
+    """Move a finished staging folder's files into out_dir, the manifest last.
+
+    The old manifest goes first, so that until the new one lands the directory does not
+    claim to be complete with a mix of old and new files.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "manifest.json").unlink(missing_ok=True)
+    for item in stage.iterdir():
+        target = out_dir / item.name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(item, target)
+    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True))
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("run", help="simulate a scene and export what it asks for",
+                       description="Load, compile, simulate and export one scene into outputs/<scene>/ (or --out).")
+    p.add_argument("scene", help="scene (or creature) YAML file")
+    p.add_argument("--out", help="run directory (default: outputs/<scene name>/)")
+    p.add_argument("--duration", type=float, help="simulated seconds (default: the scene's)")
+    p.add_argument("--no-frames", action="store_true", help="skip PNG frames and video (meshes, data, plots still export)")
+    p.add_argument("--fps", type=float, help="output frame rate")
+    p.add_argument("--size", help="frame size WIDTHxHEIGHT")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--allow-outside", action="store_true", help="allow includes outside the project")
+    p.set_defaults(func=main)
+
+
+def export_flags(args) -> dict:
+    """CLI flags shared by `run` and `render`, as export options."""
+    options = {}
+    if getattr(args, "no_frames", False):
+        options["frames"] = False
+        options["video"] = False
+    if getattr(args, "fps", None):
+        options["fps"] = args.fps
+    if getattr(args, "size", None):
+        try:
+            w, h = (int(v) for v in args.size.lower().split("x"))
+        except ValueError:
+            raise CorpusError(f"--size: expected WIDTHxHEIGHT such as 960x540, got {args.size!r}") from None
+        options["size"] = [w, h]
+    return options
+
+
+def main(args) -> int:
+    result = run_scene(args.scene, args.out, export_options=export_flags(args), duration=args.duration,
+                       quiet=args.quiet, allow_outside=args.allow_outside)
+    if not args.quiet:
+        m = result.manifest
+        print(f"{m['scene']}: simulated {m['simulated_time_s']:.3f} s in {m['timings'].get('simulate_s', 0):.2f} s "
+              f"-> {result.out_dir}", file=sys.stderr)
+        for f in result.files:
+            print(f"  {f}", file=sys.stderr)
+    return 0
