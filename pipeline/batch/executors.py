@@ -9,7 +9,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Iterator
 
-from pipeline.batch.worker import JobOutcome, run_job_process
+from pipeline.batch.worker import JobOutcome, kill_all, run_job_process
 from pipeline.errors import CorpusError
 
 
@@ -27,7 +27,9 @@ class LocalExecutor:
         self._pool = ThreadPoolExecutor(max_workers=self.jobs)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None:  # interrupted: running jobs must not outlive the batch
+            kill_all()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:

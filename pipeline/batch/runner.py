@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -144,7 +145,12 @@ def add_parser(sub) -> None:
     p.set_defaults(func=main)
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(args) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a batch as cleanly as Ctrl-C
     if args.jobs is not None and args.jobs < 1:
         raise CorpusError("--jobs must be at least 1")
     if args.timeout is not None and args.timeout <= 0:

@@ -2,18 +2,27 @@
 
 A process per job is what lets a batch kill one job that hangs or dies without losing
 the others, and it makes a job's result independent of which executor scheduled it.
-Exit status: 0 done, 1 a CorpusError (its message on stderr), anything else a crash.
+Exit status: 0 done, 1 a CorpusError (its message on stderr), 130 interrupted, anything
+else a crash.
 """
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from pipeline.errors import CorpusError
+
+_live: set[subprocess.Popen] = set()
+_live_lock = threading.Lock()
 
 
 @dataclass
@@ -23,13 +32,46 @@ class JobOutcome:
     wall_s: float = 0.0
 
 
+def _die_with_parent(parent: int) -> None:
+    """Get SIGTERM when the batch that started us goes away, so a batch killed outright does
+    not leave jobs running on (Linux only; elsewhere a no-op). Set here rather than in a
+    preexec_fn, which is unsafe in the batch's threaded parent."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        raise KeyboardInterrupt
+
+
+def _remove_staging(out_dir: str) -> None:
+    """A killed job cannot clean up after itself; its staging folders go here."""
+    out = Path(out_dir)
+    for stage in out.parent.glob(f".{out.name}.partial-*"):
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def kill_all(grace: float = 5.0) -> None:
+    """Stop every job this process started (SIGTERM lets them clean up, then SIGKILL)."""
+    with _live_lock:
+        procs = list(_live)
+    for p in procs:
+        p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
 def run_job_process(job: dict, timeout: float | None) -> JobOutcome:
-    """Run a job dict (see batch.runner.job_payload) in a child interpreter, with a timeout.
+    """Run a job payload (see batch.runner.job_payload) in a child interpreter, with a timeout.
 
     Top-level so that Dask can ship it to a worker; it needs nothing but the payload.
     """
-    import time
-
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(job, f)
         job_file = f.name
@@ -37,48 +79,52 @@ def run_job_process(job: dict, timeout: float | None) -> JobOutcome:
     try:
         proc = subprocess.Popen([sys.executable, "-m", "pipeline.batch.worker", job_file],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+                                env={**os.environ, "CORPUS_BATCH_PARENT": str(os.getpid())})
+        with _live_lock:
+            _live.add(proc)
         try:
             _, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            proc.kill()
             proc.communicate()
+            _remove_staging(job["out_dir"])
             return JobOutcome("timeout", f"timed out after {timeout:g} s", time.perf_counter() - t)
-        except BaseException:
-            _kill_group(proc)  # the batch was interrupted: take the job down with it
-            raise
+        finally:
+            with _live_lock:
+                _live.discard(proc)
     finally:
         os.unlink(job_file)
     wall = time.perf_counter() - t
     if proc.returncode == 0:
         return JobOutcome("done", "", wall)
     if proc.returncode < 0:
+        _remove_staging(job["out_dir"])
         return JobOutcome("failed", f"worker died (signal {-proc.returncode})", wall)
-    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-    message = "\n".join(lines[-20:]) if proc.returncode != 1 else err.strip()
-    return JobOutcome("failed", message or f"worker exited with status {proc.returncode}", wall)
+    if proc.returncode == 1:
+        return JobOutcome("failed", err.strip(), wall)
+    tail = [ln for ln in err.strip().splitlines() if ln.strip()][-20:]
+    return JobOutcome("failed", "\n".join(tail) or f"worker exited with status {proc.returncode}", wall)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    import signal
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)  # so run_scene's cleanup runs when a batch stops us
     from pipeline.run import run_scene
 
     with open(argv[0]) as f:
         job = json.load(f)
     try:
+        _die_with_parent(int(os.environ.get("CORPUS_BATCH_PARENT", os.getppid())))
         run_scene(job["source"], job["out_dir"], quiet=True,
                   extra_manifest={"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]})
     except CorpusError as e:
         print(str(e), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
