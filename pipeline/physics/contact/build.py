@@ -1,13 +1,154 @@
-"""Environment dict (Scene.environment) -> ContactArrays + initial contact state.
-PLACEHOLDER owned by the contact stage (issue 4); keeps the signature below stable."""
+"""Environment dict (Scene.environment) -> ContactArrays + the initial contact state."""
 from __future__ import annotations
 
 import numpy as np
 
-from pipeline.physics.contact.forces import ContactArrays, empty_contact
+from pipeline.errors import CorpusError, Problem
+from pipeline.physics.contact import state as S
+from pipeline.physics.contact.environment import contact_params, number
+from pipeline.physics.contact.forces import ContactArrays
+from pipeline.physics.contact.points import POINT_MODES, geom_collision_box, geom_contact_points
+from pipeline.physics.contact.terrain import build_grid
+
+FLAT = (np.array([0.0, 0.0, 1.0, 1.0]), np.zeros((1, 1)))
+
+
+def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT):
+    """Pack contact tables and the initial cstate.
+
+    params (N_PARAMS,) · sticky (nb,) initial flags · points (body, centre, radius) lists ·
+    boxes (body, centre, rot, half) lists · pairs [(a, b)] · attach [(b1, p1, b2, p2,
+    (k, alpha, beta, e, break, rest))] with -1 for the world · grid (geom, heights).
+    """
+    pb, pp, pr = points
+    bb, bp, br, bh = boxes if boxes is not None else ([], [], [], [])
+    na = len(attach)
+    nb = len(sticky)
+    layout = np.zeros(S.LAYOUT_SIZE, np.int64)
+    layout[S.LAYOUT_STICKY] = S.N_PARAMS
+    layout[S.LAYOUT_ANCHORS] = S.N_PARAMS + nb
+    layout[S.LAYOUT_ATTACH] = S.N_PARAMS + nb + S.ANCHOR_STRIDE * len(pb)
+    cstate0 = np.zeros(layout[S.LAYOUT_ATTACH] + na)
+    cstate0[:S.N_PARAMS] = params
+    cstate0[S.N_PARAMS:S.N_PARAMS + nb] = np.asarray(sticky, float)
+    arrays = ContactArrays(
+        enabled=np.array([1 if len(pb) or na else 0], np.int64),
+        layout=layout,
+        point_body=np.asarray(pb, np.int64).reshape(-1),
+        point_pos=np.asarray(pp, float).reshape(-1, 3),
+        point_radius=np.asarray(pr, float).reshape(-1),
+        box_body=np.asarray(bb, np.int64).reshape(-1),
+        box_pos=np.asarray(bp, float).reshape(-1, 3),
+        box_rot=np.asarray(br, float).reshape(-1, 3, 3),
+        box_half=np.asarray(bh, float).reshape(-1, 3),
+        pair=np.asarray(pairs, np.int64).reshape(-1, 2),
+        attach_body=np.array([[a[0], a[2]] for a in attach], np.int64).reshape(-1, 2),
+        attach_pos=np.array([[a[1], a[3]] for a in attach], float).reshape(-1, 2, 3),
+        attach_const=np.array([a[4] for a in attach], float).reshape(-1, 6),
+        grid_geom=np.asarray(grid[0], float),
+        grid_h=np.ascontiguousarray(grid[1], float),
+    )
+    return arrays, cstate0
+
+
+def body_index(model, name: str, path: str, file: str | None = None) -> int:
+    """Index of a body by its name (or `creature/body` when names repeat across trees)."""
+    names = model.body_names
+    if name in names:
+        return names.index(name)
+    hits = [i for i, n in enumerate(names) if n.endswith("/" + name) or n.endswith("." + name)]
+    if len(hits) == 1:
+        return hits[0]
+    raise CorpusError(Problem(f"no body named {name!r} (bodies: {', '.join(names)})",
+                              file=file, path=path))
+
+
+def _spec_body_index(model, creature, body) -> int:
+    qualified = f"{creature.name}/{body.name}"
+    name = qualified if qualified in model.body_names else body.name
+    return body_index(model, name, body.where.path, body.where.file)
+
+
+def _welded(model) -> np.ndarray:
+    """Bodies rigidly fixed to the world: they never need contact points."""
+    welded = np.zeros(model.nbody, bool)
+    for b in range(model.nbody):
+        p = model.tree.parent[b]
+        welded[b] = model.tree.jtype[b] == 0 and (p < 0 or welded[p])
+    return welded
+
+
+def _geom_kind_names():
+    from pipeline.compile.geometry import GEOM_TYPE_NAMES
+    return GEOM_TYPE_NAMES
 
 
 def build_contact(scene, model) -> tuple[ContactArrays, np.ndarray]:
     """Called by pipeline.compile once the articulated Model (without contact) exists.
     Returns the contact tables and the initial non-integrated contact state `cstate0`."""
-    return empty_contact(), np.zeros(0)
+    env = dict(scene.environment or {})
+    file = scene.where.file if scene.where else None
+    params = contact_params(env)
+    ground = env.get("ground") or {}
+    grid = build_grid(ground) if ground.get("type") == "grid" else FLAT
+    mode = env.get("contact_points", "shapes")
+    if mode not in POINT_MODES:
+        raise CorpusError(Problem(f"contact_points must be one of {POINT_MODES}", file=file,
+                                  path="environment.contact_points"))
+
+    sticky = np.zeros(model.nbody)
+    for creature in scene.creatures:
+        for body in creature.bodies:
+            if body.sticky:
+                sticky[_spec_body_index(model, creature, body)] = 1.0
+
+    g = model.geoms
+    kinds = _geom_kind_names() if len(g.body) else ()
+    welded = _welded(model)
+    points = ([], [], [])
+    for k in range(len(g.body)):
+        b = int(g.body[k])
+        if b < 0 or not g.colliding[k] or welded[b]:
+            continue
+        centres, radii = geom_contact_points(kinds[g.type[k]], g.size[k], g.pos[k], g.rot[k],
+                                             g.aabb_lo[k], g.aabb_hi[k], mode)
+        for c, r in zip(centres, radii):
+            points[0].append(b)
+            points[1].append(c)
+            points[2].append(r)
+
+    collision = env.get("collision") or {}
+    pairs = []
+    for i, pair in enumerate(collision.get("pairs", [])):
+        path = f"environment.collision.pairs[{i}]"
+        pairs.append((body_index(model, pair[0], path, file), body_index(model, pair[1], path, file)))
+    boxes = ([], [], [], [])
+    in_pairs = {b for pair in pairs for b in pair}
+    for k in range(len(g.body)):
+        if int(g.body[k]) in in_pairs and g.colliding[k]:
+            c, r, h = geom_collision_box(kinds[g.type[k]], g.size[k], g.pos[k], g.rot[k],
+                                         g.aabb_lo[k], g.aabb_hi[k])
+            for lst, v in zip(boxes, (int(g.body[k]), c, r, h)):
+                lst.append(v)
+
+    attach = [_attach_entry(model, a, f"environment.attach[{i}]", file)
+              for i, a in enumerate(env.get("attach", []))]
+    return assemble(params, sticky, points, boxes, pairs, attach, grid)
+
+
+def _attach_entry(model, a: dict, path: str, file):
+    def side(key_body, key_point):
+        name = a.get(key_body, "world")
+        b = -1 if name == "world" else body_index(model, name, f"{path}.{key_body}", file)
+        p = [number(v, f"{path}.{key_point}[{i}]") for i, v in enumerate(a.get(key_point, [0, 0, 0]))]
+        return b, p
+
+    b1, p1 = side("body1", "point1")
+    b2, p2 = side("body2", "point2")
+    if b1 == b2:
+        raise CorpusError(Problem("attach needs two different bodies (or one body and the world)",
+                                  file=file, path=path))
+    const = tuple(number(a.get(key, default), f"{path}.{key}") for key, default in
+                  (("k", 0.0), ("exp_alpha", 0.0), ("exp_beta", 0.0), ("restitution", 1.0),
+                   ("break_length", 0.0), ("rest", 0.0)))
+    return b1, p1, b2, p2, const

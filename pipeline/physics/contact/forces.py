@@ -1,17 +1,278 @@
-"""Contact forces inside the step kernel. PLACEHOLDER owned by the contact stage (issue 4):
-it adds nothing until that stage lands, and keeps the signature below stable."""
+"""Contact forces inside the step kernel: ground and terrain penalty contact with friction,
+sticky feet, body-body corner collisions and attach springs (McKenna 1990 §3.2-3.7).
+
+`contact_forces` is called in every derivative evaluation. It reads the live parameters
+and the non-integrated state from `cstate_in` (layout in `state.py`) and writes the state
+to keep if the step is accepted into `cstate_out`; it never writes `cstate_in`, so a
+rejected step leaves the committed state untouched.
+
+Contact points are spheres of radius r >= 0 fixed in a body (r = 0: a bounding-box or box
+corner; r > 0: a sphere or a capsule end). Against a surface with upward normal n a point
+with centre c touches at p = c - r n with depth r - n.(c - plane).
+"""
+import math
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
+from pipeline.physics.contact import state as S
+from pipeline.physics.contact.laws import coulomb_scale, exp_spring, normal_force, restituted
+from pipeline.physics.contact.surface import surface
+
 
 class ContactArrays(NamedTuple):
     enabled: np.ndarray  # (1,) int64: 0 = no contact forces at all
+    layout: np.ndarray  # (LAYOUT_SIZE,) int64: block offsets in cstate (state.py)
+    point_body: np.ndarray  # (npt,) int64 body of each contact point
+    point_pos: np.ndarray  # (npt, 3) centre in the body frame
+    point_radius: np.ndarray  # (npt,) 0 for corners
+    box_body: np.ndarray  # (nbox,) int64 body owning each collision box
+    box_pos: np.ndarray  # (nbox, 3) box centre in the body frame
+    box_rot: np.ndarray  # (nbox, 3, 3) body <- box
+    box_half: np.ndarray  # (nbox, 3) half extents
+    pair: np.ndarray  # (npair, 2) int64 bodies whose corners collide with each other's boxes
+    attach_body: np.ndarray  # (na, 2) int64, -1 = the world
+    attach_pos: np.ndarray  # (na, 2, 3) point in its body frame (world frame for -1)
+    attach_const: np.ndarray  # (na, 6): k, exp_alpha, exp_beta, restitution, break, rest
+    grid_geom: np.ndarray  # (4,) x0, y0, dx, dy of the terrain grid
+    grid_h: np.ndarray  # (ny, nx) terrain heights above ground z; (1, 1) = flat ground
 
 
 def empty_contact() -> ContactArrays:
-    return ContactArrays(enabled=np.zeros(1, np.int64))
+    """No contact at all (a model compiled without an environment)."""
+    z3 = np.zeros((0, 3))
+    return ContactArrays(
+        enabled=np.zeros(1, np.int64), layout=np.zeros(S.LAYOUT_SIZE, np.int64),
+        point_body=np.zeros(0, np.int64), point_pos=z3, point_radius=np.zeros(0),
+        box_body=np.zeros(0, np.int64), box_pos=z3, box_rot=np.zeros((0, 3, 3)),
+        box_half=z3, pair=np.zeros((0, 2), np.int64), attach_body=np.zeros((0, 2), np.int64),
+        attach_pos=np.zeros((0, 2, 3)), attach_const=np.zeros((0, 6)),
+        grid_geom=np.array([0.0, 0.0, 1.0, 1.0]), grid_h=np.zeros((1, 1)))
+
+
+@numba.njit(cache=True)
+def _apply(fext, b, xpos, px, py, pz, fx, fy, fz):
+    """Add force F at world point p to body b: torque about the body origin, then force."""
+    rx, ry, rz = px - xpos[b, 0], py - xpos[b, 1], pz - xpos[b, 2]
+    fext[b, 0] += ry * fz - rz * fy
+    fext[b, 1] += rz * fx - rx * fz
+    fext[b, 2] += rx * fy - ry * fx
+    fext[b, 3] += fx
+    fext[b, 4] += fy
+    fext[b, 5] += fz
+
+
+@numba.njit(cache=True)
+def _world_point(b, r, xpos, xrot):
+    R = xrot[b]
+    return (xpos[b, 0] + R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2],
+            xpos[b, 1] + R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
+            xpos[b, 2] + R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
+
+
+@numba.njit(cache=True)
+def _rot_mul(A, B):
+    C = np.zeros((3, 3))
+    for r in range(3):
+        for c in range(3):
+            C[r, c] = A[r, 0] * B[0, c] + A[r, 1] * B[1, c] + A[r, 2] * B[2, c]
+    return C
+
+
+@numba.njit(cache=True)
+def _point_velocity(b, px, py, pz, xpos, xrot, vbody):
+    """World velocity of the material point of body b at world position p (b = -1: 0)."""
+    if b < 0:
+        return 0.0, 0.0, 0.0
+    R = xrot[b]
+    w0, w1, w2, v0, v1, v2 = vbody[b, 0], vbody[b, 1], vbody[b, 2], vbody[b, 3], vbody[b, 4], vbody[b, 5]
+    wx = R[0, 0] * w0 + R[0, 1] * w1 + R[0, 2] * w2
+    wy = R[1, 0] * w0 + R[1, 1] * w1 + R[1, 2] * w2
+    wz = R[2, 0] * w0 + R[2, 1] * w1 + R[2, 2] * w2
+    vx = R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2
+    vy = R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2
+    vz = R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2
+    rx, ry, rz = px - xpos[b, 0], py - xpos[b, 1], pz - xpos[b, 2]
+    return vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
+
+
+@numba.njit(cache=True)
+def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
+    """Normal force, friction and sticky anchor of contact point i against the ground."""
+    b = contact.point_body[i]
+    rad = contact.point_radius[i]
+    cx, cy, cz = _world_point(b, contact.point_pos[i], xpos, xrot)
+    h, nx, ny, nz = surface(contact, cs[S.GROUND_Z], cx, cy)
+    if rad > 0.0 and nz < 1.0:  # the lowest point of a sphere lies off its centre's facet
+        h, nx, ny, nz = surface(contact, cs[S.GROUND_Z], cx - rad * nx, cy - rad * ny)
+    depth = rad - nz * (cz - h)  # perpendicular distance into the facet plane
+    px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+    vx, vy, vz = _point_velocity(b, px, py, pz, xpos, xrot, vbody)
+    fx = fy = fz = 0.0
+    a = contact.layout[S.LAYOUT_ANCHORS] + S.ANCHOR_STRIDE * i
+    if depth > 0.0:
+        vn = vx * nx + vy * ny + vz * nz
+        fn = normal_force(depth, vn, cs[S.K], cs[S.B], cs[S.KRF], cs[S.ALPHA], cs[S.BETA],
+                          cs[S.E], cs[S.MAX_DEPTH])
+        fx, fy, fz = fn * nx, fn * ny, fn * nz
+        tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
+        if cs[S.FRICTION_MODEL] == 2.0:
+            if cs[a + 7] == 0.0:  # new contact: anchor the tangential spring here
+                co[a + 4], co[a + 5], co[a + 6], co[a + 7] = px, py, pz, 1.0
+                ax, ay, az = px, py, pz
+            else:
+                ax, ay, az = cs[a + 4], cs[a + 5], cs[a + 6]
+            dx, dy, dz = px - ax, py - ay, pz - az
+            dn = dx * nx + dy * ny + dz * nz
+            dx, dy, dz = dx - dn * nx, dy - dn * ny, dz - dn * nz
+            dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+            f = restituted(cs[S.K2] * dist, tx * dx + ty * dy + tz * dz < 0.0, cs[S.E2])
+            cap = (cs[S.MU2] if cs[S.MU2] >= 0.0 else cs[S.MU]) * fn
+            if f > cap:  # slipping: the anchor follows so the spring holds exactly mu2 fn
+                keep = cap / cs[S.K2] / dist
+                co[a + 4] = px - dx * keep
+                co[a + 5] = py - dy * keep
+                co[a + 6] = pz - dz * keep
+                f = cap
+            if dist > 0.0:
+                fx -= f * dx / dist
+                fy -= f * dy / dist
+                fz -= f * dz / dist
+        else:
+            s = coulomb_scale(fn, cs[S.MU], math.sqrt(tx * tx + ty * ty + tz * tz), cs[S.SLIP_V])
+            fx -= s * tx
+            fy -= s * ty
+            fz -= s * tz
+    else:
+        co[a + 7] = 0.0
+    if cs[contact.layout[S.LAYOUT_STICKY] + b] != 0.0:
+        if cs[a + 3] != 0.0:
+            dx, dy, dz = cs[a] - px, cs[a + 1] - py, cs[a + 2] - pz
+            dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+            if dist > cs[S.STICK_MAX]:  # the spring breaks; the foot sticks again on contact
+                if depth > 0.0:
+                    co[a], co[a + 1], co[a + 2] = px, py, pz
+                else:
+                    co[a + 3] = 0.0
+            elif dist > 0.0:
+                f = restituted(exp_spring(cs[S.STICK_ALPHA], cs[S.STICK_BETA], dist),
+                               vx * dx + vy * dy + vz * dz > 0.0, cs[S.STICK_E])
+                fx += f * dx / dist
+                fy += f * dy / dist
+                fz += f * dz / dist
+        elif depth > 0.0:
+            co[a], co[a + 1], co[a + 2], co[a + 3] = px, py, pz, 1.0
+    else:
+        co[a + 3] = 0.0
+    if fx != 0.0 or fy != 0.0 or fz != 0.0:
+        _apply(fext, b, xpos, px, py, pz, fx, fy, fz)
+
+
+@numba.njit(cache=True)
+def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
+    """Contact point i (sphere or corner) against collision box k of another body:
+    penalty push along the normal of the penetrated face, equal and opposite."""
+    ba = contact.point_body[i]
+    bb = contact.box_body[k]
+    rad = contact.point_radius[i]
+    cx, cy, cz = _world_point(ba, contact.point_pos[i], xpos, xrot)
+    ox, oy, oz = _world_point(bb, contact.box_pos[k], xpos, xrot)
+    Rb = _rot_mul(xrot[bb], contact.box_rot[k])  # world <- box
+    d0, d1, d2 = cx - ox, cy - oy, cz - oz
+    loc = np.empty(3)
+    for m in range(3):
+        loc[m] = Rb[0, m] * d0 + Rb[1, m] * d1 + Rb[2, m] * d2
+    half = contact.box_half[k]
+    inside = True
+    for m in range(3):
+        if abs(loc[m]) >= half[m]:
+            inside = False
+    nl = np.zeros(3)
+    if inside:  # leave through the nearest face
+        best = 0
+        for m in range(1, 3):
+            if half[m] - abs(loc[m]) < half[best] - abs(loc[best]):
+                best = m
+        depth = half[best] - abs(loc[best]) + rad
+        nl[best] = 1.0 if loc[best] >= 0.0 else -1.0
+    else:
+        dist2 = 0.0
+        for m in range(3):
+            c = min(max(loc[m], -half[m]), half[m])
+            nl[m] = loc[m] - c
+            dist2 += nl[m] * nl[m]
+        dist = math.sqrt(dist2)
+        if dist >= rad or dist == 0.0:
+            return
+        depth = rad - dist
+        nl /= dist
+    nx = Rb[0, 0] * nl[0] + Rb[0, 1] * nl[1] + Rb[0, 2] * nl[2]
+    ny = Rb[1, 0] * nl[0] + Rb[1, 1] * nl[1] + Rb[1, 2] * nl[2]
+    nz = Rb[2, 0] * nl[0] + Rb[2, 1] * nl[1] + Rb[2, 2] * nl[2]
+    px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+    ux, uy, uz = _point_velocity(ba, px, py, pz, xpos, xrot, vbody)
+    wx, wy, wz = _point_velocity(bb, px, py, pz, xpos, xrot, vbody)
+    vx, vy, vz = ux - wx, uy - wy, uz - wz
+    vn = vx * nx + vy * ny + vz * nz
+    fn = normal_force(depth, vn, 0.0, 0.0, 0.0, cs[S.COL_ALPHA], cs[S.COL_BETA], cs[S.COL_E],
+                      cs[S.COL_MAX])
+    tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
+    s = coulomb_scale(fn, cs[S.COL_MU], math.sqrt(tx * tx + ty * ty + tz * tz), cs[S.SLIP_V])
+    fx, fy, fz = fn * nx - s * tx, fn * ny - s * ty, fn * nz - s * tz
+    _apply(fext, ba, xpos, px, py, pz, fx, fy, fz)
+    _apply(fext, bb, xpos, px, py, pz, -fx, -fy, -fz)
+
+
+@numba.njit(cache=True)
+def _collisions(contact, cs, xpos, xrot, vbody, fext):
+    for q in range(contact.pair.shape[0]):
+        for side in range(2):
+            ba = contact.pair[q, side]
+            bb = contact.pair[q, 1 - side]
+            for i in range(contact.point_body.shape[0]):
+                if contact.point_body[i] != ba:
+                    continue
+                for k in range(contact.box_body.shape[0]):
+                    if contact.box_body[k] == bb:
+                        _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext)
+
+
+@numba.njit(cache=True)
+def _attach(contact, cs, co, xpos, xrot, vbody, fext):
+    """corpus `attach`: linear + exponential spring between two points, scaled by the
+    restitution while it unloads, broken for good once stretched past the break length."""
+    base = contact.layout[S.LAYOUT_ATTACH]
+    for j in range(contact.attach_body.shape[0]):
+        if cs[base + j] != 0.0:
+            continue
+        b1, b2 = contact.attach_body[j, 0], contact.attach_body[j, 1]
+        p = np.empty((2, 3))
+        for side in range(2):
+            bs = contact.attach_body[j, side]
+            if bs < 0:
+                p[side] = contact.attach_pos[j, side]
+            else:
+                p[side, 0], p[side, 1], p[side, 2] = _world_point(bs, contact.attach_pos[j, side], xpos, xrot)
+        k, alpha, beta, e, brk, rest = contact.attach_const[j]
+        dx, dy, dz = p[1, 0] - p[0, 0], p[1, 1] - p[0, 1], p[1, 2] - p[0, 2]
+        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if brk > 0.0 and dist > brk:
+            co[base + j] = 1.0
+            continue
+        if dist == 0.0:
+            continue
+        x = dist - rest
+        f = k * x + math.copysign(exp_spring(alpha, beta, abs(x)), x)
+        u1 = _point_velocity(b1, p[0, 0], p[0, 1], p[0, 2], xpos, xrot, vbody)
+        u2 = _point_velocity(b2, p[1, 0], p[1, 1], p[1, 2], xpos, xrot, vbody)
+        rate = (u2[0] - u1[0]) * dx + (u2[1] - u1[1]) * dy + (u2[2] - u1[2]) * dz
+        f = restituted(f, rate * x < 0.0, e)
+        fx, fy, fz = f * dx / dist, f * dy / dist, f * dz / dist
+        if b1 >= 0:
+            _apply(fext, b1, xpos, p[0, 0], p[0, 1], p[0, 2], fx, fy, fz)
+        if b2 >= 0:
+            _apply(fext, b2, xpos, p[1, 0], p[1, 1], p[1, 2], -fx, -fy, -fz)
 
 
 @numba.njit(cache=True)
@@ -19,7 +280,20 @@ def contact_forces(contact, geoms, t, cstate_in, cstate_out, xpos, xrot, vbody, 
     """Accumulate contact forces into fext (nb, 6): world axes, [torque about the body
     origin; force]. xpos (nb,3)/xrot (nb,3,3): body frames in the world; vbody (nb,6):
     body spatial velocity [w; v] in the body frame (v = velocity of the body origin).
-    Reads non-integrated contact state from cstate_in and writes the state to keep if the
-    step is accepted into cstate_out (same length; copied through unchanged here)."""
+    Reads parameters and non-integrated contact state from cstate_in and writes the state
+    to keep if the step is accepted into cstate_out (same length)."""
     for i in range(cstate_in.shape[0]):
         cstate_out[i] = cstate_in[i]
+    if contact.enabled[0] == 0:
+        return
+    if cstate_in[S.GROUND_ON] != 0.0:
+        for i in range(contact.point_body.shape[0]):
+            _ground_point(contact, i, cstate_in, cstate_out, xpos, xrot, vbody, fext)
+    else:
+        a0 = contact.layout[S.LAYOUT_ANCHORS]
+        for i in range(contact.point_body.shape[0]):
+            cstate_out[a0 + S.ANCHOR_STRIDE * i + 3] = 0.0
+            cstate_out[a0 + S.ANCHOR_STRIDE * i + 7] = 0.0
+    if cstate_in[S.COLLISION_ON] != 0.0:
+        _collisions(contact, cstate_in, xpos, xrot, vbody, fext)
+    _attach(contact, cstate_in, cstate_out, xpos, xrot, vbody, fext)

@@ -1,0 +1,93 @@
+"""The environment document (Scene.environment, schema environment.schema.json) read into
+numbers: gravity and the live contact parameter block of `cstate` (state.py).
+
+Defaults are the values of McKenna's roach script (Appendix C) where it sets one; the rest
+are ours and documented in docs/environments.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.errors import CorpusError, Problem
+from pipeline.physics.contact import state as S
+
+STANDARD_GRAVITY = 9.8  # corpus's default `setgrav`
+
+DEFAULT_PARAMS = {
+    S.GROUND_ON: 1.0, S.GROUND_Z: 0.0,
+    S.K: 0.0, S.B: 0.0, S.KRF: 0.0,  # groundk 0, groundb 0 (script)
+    S.ALPHA: 17.5, S.BETA: 3000.0, S.E: 0.5, S.MAX_DEPTH: 0.01,  # groundea/eB/e/emaxz (script)
+    S.FRICTION_MODEL: S.FRICTION_MODELS["coulomb"], S.MU: 0.7, S.SLIP_V: 1e-4,
+    S.MU2: -1.0, S.K2: 5000.0, S.E2: 1.0,  # MU2 < 0: use `friction`
+    S.STICK_ALPHA: 0.1, S.STICK_BETA: 1000.0, S.STICK_MAX: 1e-3, S.STICK_E: 0.5,
+    S.COLLISION_ON: 1.0,
+    S.COL_ALPHA: 17.5, S.COL_BETA: 3000.0, S.COL_MAX: 0.01, S.COL_E: 0.5, S.COL_MU: 0.7,
+}
+
+
+def number(value, path: str) -> float:
+    """A plain float; unit strings were converted by the spec stage, fractions too."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise CorpusError(Problem(f"expected a number, got {value!r}", path=path))
+    if isinstance(value, str):
+        from pipeline.spec.units import parse_quantity  # the spec stage's unit parser
+        return float(parse_quantity(value, path=path))
+    return float(value)
+
+
+def gravity_vector(env: dict) -> np.ndarray:
+    """`gravity:` as a world vector: a magnitude pulls along -z, "off" is zero."""
+    g = env.get("gravity", STANDARD_GRAVITY)
+    if g == "off":
+        return np.zeros(3)
+    if g == "on" or g is None:
+        g = STANDARD_GRAVITY
+    if isinstance(g, (list, tuple)):
+        return np.array([number(v, f"gravity[{i}]") for i, v in enumerate(g)], float)
+    return np.array([0.0, 0.0, -number(g, "gravity")])
+
+
+def _dotted(d: dict, dotted: str):
+    for part in dotted.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return None
+        d = d[part]
+    return d
+
+
+def apply_material(params: np.ndarray, material: dict, path: str = "material") -> None:
+    """Write the fields given in a `material:` mapping into the parameter block."""
+    for name, (slot, _) in S.MATERIAL_FIELDS.items():
+        v = _dotted(material, name)
+        if v is not None:
+            params[slot] = number(v, f"{path}.{name}")
+    model = material.get("friction_model")
+    if model is not None:
+        params[S.FRICTION_MODEL] = S.FRICTION_MODELS[model]
+
+
+def apply_ground(params: np.ndarray, ground: dict, path: str = "ground") -> None:
+    """`ground:` on/off and plane height (also the `ground` timeline command)."""
+    if "on" in ground:
+        params[S.GROUND_ON] = 1.0 if ground["on"] else 0.0
+    if ground.get("type") == "none":
+        params[S.GROUND_ON] = 0.0
+    if ground.get("z") is not None:
+        params[S.GROUND_Z] = number(ground["z"], f"{path}.z")
+
+
+def contact_params(env: dict) -> np.ndarray:
+    """The initial parameter block of cstate for an environment document."""
+    params = np.zeros(S.N_PARAMS)
+    for slot, v in DEFAULT_PARAMS.items():
+        params[slot] = v
+    apply_ground(params, env.get("ground") or {}, "ground")
+    apply_material(params, env.get("material") or {}, "material")
+    collision = env.get("collision") or {}
+    for name, (slot, _) in S.COLLISION_FIELDS.items():
+        if collision.get(name) is not None:
+            params[slot] = number(collision[name], f"collision.{name}")
+    if "enabled" in collision:
+        params[S.COLLISION_ON] = 1.0 if collision["enabled"] else 0.0
+    return params
+

@@ -1,0 +1,52 @@
+"""Scalar force laws of corpus's penalty contacts (McKenna 1990 §3.2, §3.5, §3.7, Eq 8).
+
+Every law here is a small numba function of plain floats so the kernels in `forces.py`
+share one definition and tests can check each law on its own.
+"""
+import math
+
+import numba
+
+
+@numba.njit(cache=True)
+def exp_spring(alpha, beta, x):
+    """corpus Eq 8: f = alpha (e^(beta x) - 1); x is the displacement from rest (>= 0 here)."""
+    return alpha * math.expm1(beta * x)
+
+
+@numba.njit(cache=True)
+def normal_force(depth, vn, k, b, krf, alpha, beta, e, max_depth):
+    """Normal push of a penetrating point (corpus ground*/collision* constants).
+
+    depth > 0 is the penetration, vn the normal velocity of the point (> 0 = leaving the
+    surface). The depth used by the springs is clamped at max_depth (corpus `*emaxz`);
+    `krf` is the velocity-dependent reaction term, a damper proportional to depth
+    (Hunt-Crossley form) so it vanishes as contact begins and never pulls at touch-down.
+    While the point separates the whole force is scaled by the restitution e, so the
+    unloading path returns the fraction e of the stored energy (rebound height ~ e h).
+    The result never pulls (>= 0).
+    """
+    d = depth if depth < max_depth else max_depth
+    f = k * d + exp_spring(alpha, beta, d) - b * vn - krf * d * vn
+    if vn > 0.0:
+        f *= e
+    return f if f > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
+def coulomb_scale(fn, mu, vt_norm, slip_velocity):
+    """Magnitude factor s of Coulomb friction F_t = -s v_t (so |F_t| = mu fn when sliding).
+
+    Below `slip_velocity` the force ramps linearly to zero with the tangential speed,
+    which removes the stick-phase sign flipping of the pure law (slip_velocity = 0 gives
+    corpus's discontinuous law exactly)."""
+    if vt_norm <= 0.0:
+        return 0.0
+    v = vt_norm if vt_norm > slip_velocity else slip_velocity
+    return mu * fn / v
+
+
+@numba.njit(cache=True)
+def restituted(f, approaching, e):
+    """corpus's damper replacement for springs between two points: scale by e on approach."""
+    return f * e if approaching else f
