@@ -1,0 +1,80 @@
+"""Camera paths for the frame sequence: fixed, following a body or the centre of mass
+(smoothed so the picture does not shake with every step), or orbiting the target.
+
+A path is three (F, 3) arrays: eye position, focal point and view-up, one row per frame.
+Angles: azimuth about world z from +x, elevation above the ground plane, in degrees.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.ndimage import gaussian_filter1d
+
+from pipeline.errors import CorpusError
+from pipeline.export.poses import centre_of_mass
+
+MODES = ("fixed", "follow", "orbit")
+
+
+@dataclass(frozen=True)
+class CameraPath:
+    eye: np.ndarray  # (F, 3)
+    focus: np.ndarray  # (F, 3)
+    up: np.ndarray  # (F, 3)
+
+
+def direction(azimuth_deg, elevation_deg) -> np.ndarray:
+    """Unit vector from the focal point towards the eye."""
+    az, el = np.radians(azimuth_deg), np.radians(elevation_deg)
+    return np.stack([np.cos(el) * np.cos(az), np.cos(el) * np.sin(az),
+                     np.sin(el) * np.ones_like(az)], -1)
+
+
+def smooth(path: np.ndarray, fps: float, seconds: float) -> np.ndarray:
+    """Zero-lag Gaussian smoothing of a (F, 3) path with a standard deviation in seconds
+    (offline, so the camera may look ahead; 'nearest' ends keep the first/last frame still)."""
+    if seconds <= 0 or len(path) < 2:
+        return path
+    return gaussian_filter1d(path, sigma=seconds * fps, axis=0, mode="nearest")
+
+
+def target_path(spec: str, model, pos, quat) -> np.ndarray:
+    """World point (F, 3) the camera looks at: `com` (all moving bodies), `com:<creature>`,
+    or a body name."""
+    if spec == "com" or spec.startswith("com:"):
+        bodies = None
+        if spec.startswith("com:"):
+            name = spec[4:]
+            if name not in model.tree_names:
+                raise CorpusError(f"outputs.camera.target: no creature named {name!r} "
+                                  f"(creatures: {', '.join(model.tree_names)})")
+            bodies = np.flatnonzero(np.asarray(model.body_tree) == model.tree_names.index(name))
+        else:
+            moving = np.ptp(pos, axis=0).max(axis=1) > 0 if len(pos) > 1 else np.ones(pos.shape[1], bool)
+            bodies = np.flatnonzero(moving) if moving.any() else None
+        return centre_of_mass(pos, quat, np.asarray(model.tree.mass), np.asarray(model.tree.com), bodies)
+    if spec not in model.body_names:
+        raise CorpusError(f"outputs.camera.target: no body named {spec!r}; use com, com:<creature> "
+                          f"or one of {', '.join(model.body_names[:8])}...")
+    return pos[:, model.body_names.index(spec)]
+
+
+def camera_path(cam: dict, model, times, pos, quat, fps: float, size: float) -> CameraPath:
+    """The eye/focus/up of every output frame for a resolved `outputs.camera` block."""
+    mode = cam.get("mode", "follow")
+    if mode not in MODES:
+        raise CorpusError(f"outputs.camera.mode must be one of {', '.join(MODES)}, got {mode!r}")
+    n = len(times)
+    distance = float(cam.get("distance") or 4.0 * size)
+    target = target_path(cam.get("target", "com"), model, pos, quat)
+    if mode == "fixed":
+        focus = np.tile(cam.get("look_at") or target.mean(axis=0), (n, 1)).astype(float)
+    else:
+        focus = smooth(target, fps, float(cam.get("smoothing", 0.5)))
+    azimuth = float(cam.get("azimuth", -70.0)) + (
+        float(cam.get("orbit_speed", 30.0)) * (np.asarray(times) - times[0]) if mode == "orbit" else 0.0)
+    offset = distance * direction(azimuth, float(cam.get("elevation", 25.0)))
+    eye = np.tile(cam["position"], (n, 1)).astype(float) if (mode == "fixed" and cam.get("position")) \
+        else focus + offset
+    return CameraPath(eye, focus, np.tile([0.0, 0.0, 1.0], (n, 1)))

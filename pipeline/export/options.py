@@ -1,0 +1,71 @@
+"""Export options: a scene's resolved `outputs:` block merged with CLI flags, with the
+defaults of schemas/outputs.schema.json filled in and checked once."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.errors import CorpusError
+
+VIDEO_FORMATS = ("mp4", "gif")
+MESH_FORMATS = ("obj", "ply", "stl")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    fps: float = 30.0
+    size: tuple[int, int] = (1280, 720)
+    frames: bool = False  # PNG sequence
+    video: tuple[str, ...] = ()  # formats
+    glb: bool = False
+    meshes: str | None = None  # per-frame mesh format
+    plots: bool | tuple[str, ...] = False
+    camera: dict = field(default_factory=dict)
+    shadows: bool = True
+    antialias: bool = True
+    show_time: bool = True
+    show_gait: bool = True
+    gait_window: float = 1.0  # seconds of gait history in the inset
+    ground_tile: float | None = None  # checker tile edge, m (None: from the creature size)
+    gif_width: int = 480
+    quiet: bool = False
+
+    @property
+    def renders(self) -> bool:
+        return self.frames or bool(self.video)
+
+
+def _formats(value, allowed, what) -> tuple[str, ...]:
+    if value is True:
+        return allowed[:1]
+    if not value:
+        return ()
+    items = (value,) if isinstance(value, str) else tuple(value)
+    bad = [v for v in items if v not in allowed]
+    if bad:
+        raise CorpusError(f"outputs.{what}: unknown format {bad[0]!r} (use {', '.join(allowed)})")
+    return tuple(dict.fromkeys(items))
+
+
+def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
+    """ExportOptions from the merged dict `run`/`render` pass (outputs block + CLI flags)."""
+    if isinstance(options, ExportOptions):
+        return options
+    o = dict(options or {})
+    size = o.get("size", (1280, 720))
+    if len(size) != 2 or min(int(size[0]), int(size[1])) < 16:
+        raise CorpusError(f"outputs.size: expected [width, height] of at least 16 pixels, got {size}")
+    overlays = o.get("overlays", {}) or {}
+    meshes = _formats(o.get("meshes", False), MESH_FORMATS, "meshes")
+    plots = o.get("plots", False)
+    return ExportOptions(
+        fps=float(o.get("fps", 30.0)), size=(int(size[0]), int(size[1])),
+        frames=bool(o.get("frames", False)),
+        video=_formats(o.get("video", False), VIDEO_FORMATS, "video"),
+        glb=bool(o.get("glb", False)), meshes=meshes[0] if meshes else None,
+        plots=plots if isinstance(plots, bool) else tuple(plots),
+        camera=dict(o.get("camera", {}) or {}), shadows=bool(o.get("shadows", True)),
+        antialias=bool(o.get("antialias", True)),
+        show_time=bool(overlays.get("time", True)), show_gait=bool(overlays.get("gait", True)),
+        gait_window=float(overlays.get("gait_window", 1.0)),
+        ground_tile=(o.get("ground") or {}).get("tile"), gif_width=int(o.get("gif_width", 480)),
+        quiet=bool(o.get("quiet", False)))
