@@ -36,6 +36,7 @@ class TreeArrays(NamedTuple):
     com: np.ndarray  # (nb, 3) centre of mass in the body frame
     inertia: np.ndarray  # (nb, 3, 3) rotational inertia about the COM, body axes
     armature: np.ndarray  # (nv,) rotor inertia per DOF
+    prescribed: np.ndarray  # (nb,) bool: joint acceleration given (root mode `prescribed`)
 
 
 class JointForceArrays(NamedTuple):

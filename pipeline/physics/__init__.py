@@ -1,0 +1,128 @@
+"""The articulated-body core and the simulation loop.
+
+Public functions (allocating Python wrappers over the numba kernels):
+
+    forward_dynamics(model, q, qd, tau, f_ext=None, qdd_prescribed=None) -> qdd      (ABA)
+    prescribed_dynamics(model, q, qd, tau, qdd_prescribed, f_ext=None) -> (qdd, f_con)
+    inverse_dynamics(model, q, qd, qdd, f_ext=None) -> tau                           (RNEA)
+    mass_matrix(model, q) -> M                                                       (CRBA)
+    forward_kinematics(model, q, qd=None) -> (xpos, xrot[, vbody])
+    qdot(model, q, qd) -> dq/dt;  normalize_quaternions(model, q) -> q (a normalised copy)
+
+The kernels behind them take `model.tree` and a `Workspace` (`make_workspace(nb, nv)`) and
+write into preallocated arrays: `aba.aba`, `rnea.rnea`, `crba.crba`,
+`kinematics.joint_pass`, `kinematics.qdot`, `kinematics.normalize_quaternions`.
+
+f_ext is (nb, 6) in world axes: [torque about the body frame origin; force].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["forward_dynamics", "prescribed_dynamics", "inverse_dynamics", "mass_matrix",
+           "forward_kinematics", "qdot", "normalize_quaternions", "make_workspace"]
+
+
+def make_workspace(model):
+    """Scratch arrays for the kernels of one model (one per thread / Data)."""
+    from pipeline.physics.kinematics import make_workspace as _make
+
+    return _make(model.nbody, model.nv)
+
+
+def _fext(model, f_ext):
+    if f_ext is None:
+        return np.zeros((0, 6))
+    f = np.ascontiguousarray(f_ext, dtype=np.float64)
+    if f.shape != (model.nbody, 6):
+        raise ValueError(f"f_ext must have shape ({model.nbody}, 6), got {f.shape}")
+    return f
+
+
+def _vec(x, n, name):
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    if a.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
+    return a
+
+
+def forward_dynamics(model, q, qd, tau, f_ext=None, qdd_prescribed=None):
+    """Joint accelerations (nv,) by the articulated-body algorithm. For a model with
+    prescribed roots their accelerations come from qdd_prescribed (nv,; zeros if None)."""
+    return prescribed_dynamics(model, q, qd, tau, qdd_prescribed, f_ext)[0]
+
+
+def prescribed_dynamics(model, q, qd, tau, qdd_prescribed=None, f_ext=None):
+    """ABA with the accelerations of prescribed joints given (entries of qdd_prescribed,
+    (nv,)). Returns (qdd, f_con): f_con (nb, 6) is the spatial constraint force on each
+    prescribed body (McKenna Eq 45) in world axes [torque about the body origin; force],
+    zero for other bodies."""
+    from pipeline.physics.aba import aba
+    from pipeline.physics.kinematics import make_workspace as _make
+
+    w = _make(model.nbody, model.nv)
+    qdd = (np.zeros(model.nv) if qdd_prescribed is None
+           else _vec(qdd_prescribed, model.nv, "qdd_prescribed").copy())
+    aba(model.tree, model.gravity, _vec(q, model.nq, "q"), _vec(qd, model.nv, "qd"),
+        _vec(tau, model.nv, "tau"), _fext(model, f_ext), qdd, w)
+    mask = model.tree.prescribed.astype(bool)
+    f_con = np.zeros((model.nbody, 6))
+    R = w.xrot[mask]
+    f_con[mask, :3] = np.einsum("bij,bj->bi", R, w.f[mask, :3])
+    f_con[mask, 3:] = np.einsum("bij,bj->bi", R, w.f[mask, 3:])
+    return qdd, f_con
+
+
+def inverse_dynamics(model, q, qd, qdd, f_ext=None):
+    """Joint forces (nv,) that produce qdd (RNEA)."""
+    from pipeline.physics.kinematics import make_workspace as _make
+    from pipeline.physics.rnea import rnea
+
+    w = _make(model.nbody, model.nv)
+    tau = np.zeros(model.nv)
+    rnea(model.tree, model.gravity, _vec(q, model.nq, "q"), _vec(qd, model.nv, "qd"),
+         _vec(qdd, model.nv, "qdd"), _fext(model, f_ext), tau, w)
+    return tau
+
+
+def mass_matrix(model, q):
+    """The joint-space mass matrix (nv, nv) at q (CRBA), armature included."""
+    from pipeline.physics.crba import crba
+    from pipeline.physics.kinematics import make_workspace as _make
+
+    w = _make(model.nbody, model.nv)
+    M = np.zeros((model.nv, model.nv))
+    crba(model.tree, _vec(q, model.nq, "q"), M, w)
+    return M
+
+
+def forward_kinematics(model, q, qd=None):
+    """World poses of the body frames, (xpos (nb, 3), xrot (nb, 3, 3)); with qd also the
+    body spatial velocities vbody (nb, 6) = [w; v] in body axes (v of the body origin)."""
+    from pipeline.physics.kinematics import joint_pass, make_workspace as _make
+
+    w = _make(model.nbody, model.nv)
+    q = _vec(q, model.nq, "q")
+    if qd is None:
+        joint_pass(model.tree, q, q[:0], w, False)
+        return w.xpos.copy(), w.xrot.copy()
+    joint_pass(model.tree, q, _vec(qd, model.nv, "qd"), w, True)
+    return w.xpos.copy(), w.xrot.copy(), w.v.copy()
+
+
+def qdot(model, q, qd):
+    """dq/dt (nq,) for the state (q, qd) (quaternion rates for ball and free joints)."""
+    from pipeline.physics.kinematics import qdot as _qdot
+
+    out = np.zeros(model.nq)
+    _qdot(model.tree, _vec(q, model.nq, "q"), _vec(qd, model.nv, "qd"), out)
+    return out
+
+
+def normalize_quaternions(model, q):
+    """A copy of q with every ball/free quaternion rescaled to unit length."""
+    from pipeline.physics.kinematics import normalize_quaternions as _norm
+
+    out = _vec(q, model.nq, "q").copy()
+    _norm(model.tree, out)
+    return out

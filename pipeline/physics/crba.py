@@ -1,0 +1,62 @@
+"""The joint-space mass matrix by the composite-rigid-body algorithm.
+
+Composite inertias Ic accumulate inward (Ic_parent += X^T Ic X). For each DOF column
+F = Ic_i S_i, M[i, i] = S_i^T F; F then travels to the root through the ancestors
+(F = X^T F), filling M[i, j] = M[j, i] = S_j^T F. Armature adds to the diagonal.
+"""
+from __future__ import annotations
+
+import numba
+
+from pipeline.physics.kinematics import joint_pass, nv_of
+from pipeline.physics.spatial import add_force_to_parent, rigid_inertia, add_inertia_to_parent
+
+
+@numba.njit(cache=True)
+def crba(tree, q, M, w):
+    """M (nv, nv) <- mass matrix at configuration q. Allocates nothing."""
+    nb = tree.parent.shape[0]
+    nv = M.shape[0]
+    joint_pass(tree, q, q[:0], w, False)
+    for i in range(nb):
+        rigid_inertia(tree.mass[i], tree.com[i], tree.inertia[i], w.IA[i])
+    for i in range(nb - 1, -1, -1):
+        p = tree.parent[i]
+        if p >= 0:
+            add_inertia_to_parent(w.E[i], w.r[i], w.IA[i], w.IA[p], w.T6)
+    for a in range(nv):
+        for b in range(nv):
+            M[a, b] = 0.0
+    F = w.x6
+    G = w.y6
+    for i in range(nb):
+        va = tree.vadr[i]
+        for d in range(va, va + nv_of(tree.jtype[i])):
+            Ic = w.IA[i]
+            for a in range(6):
+                acc = 0.0
+                for b in range(6):
+                    acc += Ic[a, b] * w.S[d, b]
+                F[a] = acc
+            for e in range(va, va + nv_of(tree.jtype[i])):
+                acc = 0.0
+                for k in range(6):
+                    acc += w.S[e, k] * F[k]
+                M[d, e] = acc
+            j = i
+            while tree.parent[j] >= 0:
+                for k in range(6):
+                    G[k] = 0.0
+                add_force_to_parent(w.E[j], w.r[j], F, G)
+                for k in range(6):
+                    F[k] = G[k]
+                j = tree.parent[j]
+                vj = tree.vadr[j]
+                for e in range(vj, vj + nv_of(tree.jtype[j])):
+                    acc = 0.0
+                    for k in range(6):
+                        acc += w.S[e, k] * F[k]
+                    M[d, e] = acc
+                    M[e, d] = acc
+        for d in range(va, va + nv_of(tree.jtype[i])):
+            M[d, d] += tree.armature[d]
