@@ -65,7 +65,7 @@ def test_b5_contact_on_a_slope_facet_uses_its_normal_and_plane():
 
 def test_generated_terrains():
     geom, h = build_grid({"type": "grid", "spacing": 0.05,
-                          "generate": {"size": [1.0, 0.5], "slope": {"angle": 0.2, "direction": 90}}})
+                          "generate": {"size": [1.0, 0.5], "slope": {"angle": 0.2, "direction": math.pi / 2}}})
     assert h.shape == (11, 21)
     assert geom[:2] == pytest.approx([-0.5, -0.25])
     y = geom[1] + 0.05 * np.arange(11)

@@ -1,6 +1,9 @@
 """Environment dict (Scene.environment) -> ContactArrays + the initial contact state."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 
 from pipeline.errors import CorpusError, Problem
@@ -78,19 +81,51 @@ def _welded(model) -> np.ndarray:
     return welded
 
 
-def _geom_kind_names():
-    from pipeline.compile.geometry import GEOM_TYPE_NAMES
-    return GEOM_TYPE_NAMES
+def _geom_kind_names() -> dict:
+    from pipeline.compile.geometry import GEOM_CODES
+
+    return {code: name for name, code in GEOM_CODES.items()}
+
+
+def _locate(env, error: CorpusError) -> CorpusError:
+    """Give problems raised with a field path inside the environment its file:line:col."""
+    from pipeline.spec.loader import mark_at
+
+    located = []
+    for p in error.problems:
+        if p.line is None and p.path:
+            keys = [int(k) if k.isdigit() else k
+                    for k in re.findall(r"[^.\[\]]+", p.path.removeprefix("environment."))]
+            mark = mark_at(env, keys)
+            p = Problem(p.message, mark.file or p.file, mark.line, mark.col,
+                        "environment." + p.path.removeprefix("environment."))
+        located.append(p)
+    return CorpusError(located)
 
 
 def build_contact(scene, model) -> tuple[ContactArrays, np.ndarray]:
     """Called by pipeline.compile once the articulated Model (without contact) exists.
     Returns the contact tables and the initial non-integrated contact state `cstate0`."""
-    env = dict(scene.environment or {})
+    env = scene.environment or {}
+    try:
+        return _build(scene, model, env)
+    except CorpusError as exc:
+        raise _locate(env, exc) from None
+
+
+def _build(scene, model, env):
+    from pipeline.spec.loader import mark_at
+
     file = scene.where.file if scene.where else None
     params = contact_params(env)
-    ground = env.get("ground") or {}
-    grid = build_grid(ground) if ground.get("type") == "grid" else FLAT
+    ground = dict(env.get("ground") or {})
+    if ground.get("type") == "grid":
+        source = mark_at(env, ["ground", "file"]).file
+        if source and "base_dir" not in ground:
+            ground["base_dir"] = str(Path(source).parent)
+        grid = build_grid(ground)
+    else:
+        grid = FLAT
     mode = env.get("contact_points", "shapes")
     if mode not in POINT_MODES:
         raise CorpusError(Problem(f"contact_points must be one of {POINT_MODES}", file=file,

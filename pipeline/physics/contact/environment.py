@@ -1,5 +1,5 @@
 """The environment document (Scene.environment, schema environment.schema.json) read into
-numbers: gravity and the live contact parameter block of `cstate` (state.py).
+the live contact parameter block of `cstate` (state.py). Gravity is read by pipeline.compile.
 
 Defaults are the values of McKenna's roach script (Appendix C) where it sets one; the rest
 are ours and documented in docs/environments.md.
@@ -10,8 +10,6 @@ import numpy as np
 
 from pipeline.errors import CorpusError, Problem
 from pipeline.physics.contact import state as S
-
-STANDARD_GRAVITY = 9.8  # corpus's default `setgrav`
 
 DEFAULT_PARAMS = {
     S.GROUND_ON: 1.0, S.GROUND_Z: 0.0,
@@ -26,25 +24,14 @@ DEFAULT_PARAMS = {
 
 
 def number(value, path: str) -> float:
-    """A plain float; unit strings were converted by the spec stage, fractions too."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise CorpusError(Problem(f"expected a number, got {value!r}", path=path))
-    if isinstance(value, str):
-        from pipeline.spec.units import parse_quantity  # the spec stage's unit parser
-        return float(parse_quantity(value, path=path))
-    return float(value)
+    """A plain float. The spec stage already converted unit strings; a fraction string
+    such as "1/2400" (or any unit string given from Python) is read here."""
+    from pipeline.spec.units import to_si
 
-
-def gravity_vector(env: dict) -> np.ndarray:
-    """`gravity:` as a world vector: a magnitude pulls along -z, "off" is zero."""
-    g = env.get("gravity", STANDARD_GRAVITY)
-    if g == "off":
-        return np.zeros(3)
-    if g == "on" or g is None:
-        g = STANDARD_GRAVITY
-    if isinstance(g, (list, tuple)):
-        return np.array([number(v, f"gravity[{i}]") for i, v in enumerate(g)], float)
-    return np.array([0.0, 0.0, -number(g, "gravity")])
+    try:
+        return float(to_si(value))
+    except (ValueError, KeyError) as exc:
+        raise CorpusError(Problem(f"expected a number: {exc}", path=path)) from None
 
 
 def _dotted(d: dict, dotted: str):

@@ -77,8 +77,8 @@ def _generate(gen: dict, dx: float, dy: float, origin, path: str):
     x, y = np.meshgrid(x0 + dx * np.arange(nx), y0 + dy * np.arange(ny))
     h = np.zeros_like(x)
 
-    def along(spec, p):  # coordinate along the spec's horizontal direction (degrees about z)
-        a = math.radians(number(spec.get("direction", 0.0), f"{p}.direction"))
+    def along(spec, p):  # coordinate along the horizontal direction (radians about z, SI)
+        a = number(spec.get("direction", 0.0), f"{p}.direction")
         return math.cos(a) * x + math.sin(a) * y
 
     if "noise" in gen:
