@@ -1,0 +1,218 @@
+"""Force accumulation: every force object adds into the per-mass accumulator.
+
+Order matters only for the floor and the world nail, which read the accumulator: ordinary
+forces first (gravity, springs, angle and torque joints, constant forces, fluid media), then
+the floor (normal reaction and friction), then nails (cancel what is left), as Urban requires.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from pipeline.particles.arrays import FLOW_UNIFORM, FLOW_WAVES
+
+_TINY = 1e-12
+_TOUCH = 1e-7  # m: a mass this close to the floor touches it
+
+
+@numba.njit(cache=True)
+def flow_velocity(code, prm, p, t, out):
+    """Velocity of the fluid at point p and time t (writes out[0:3]).
+
+    waves: linear deep-water wave orbits, u = a w e^{k(z - surface)} (d cos(kx - wt), sin(kx - wt))
+    along the horizontal unit `d`, plus the mean current prm[0:3] (our ReefWater).
+    """
+    out[0] = 0.0
+    out[1] = 0.0
+    out[2] = 0.0
+    if code == FLOW_UNIFORM or code == FLOW_WAVES:
+        out[0] = prm[0]
+        out[1] = prm[1]
+        out[2] = prm[2]
+    if code == FLOW_WAVES:
+        amp, period, wavelength = prm[3], prm[4], prm[5]
+        w = 2.0 * math.pi / period
+        k = 2.0 * math.pi / wavelength
+        x = p[0] * prm[6] + p[1] * prm[7]
+        decay = math.exp(k * min(p[2] - prm[9], 0.0))
+        s = amp * w * decay
+        ph = k * x - w * t
+        out[0] += s * prm[6] * math.cos(ph)
+        out[1] += s * prm[7] * math.cos(ph)
+        out[2] += s * math.sin(ph)
+
+
+@numba.njit(cache=True)
+def _springs(m, live, pos, vel, f):
+    for s in range(m.sp_ends.shape[0]):
+        a, b = m.sp_ends[s, 0], m.sp_ends[s, 1]
+        d = pos[a] - pos[b]
+        length = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        if length < _TINY:
+            continue
+        u = d / length
+        rate = ((vel[a] - vel[b]) * u).sum()
+        mag = m.sp_k[s] * (length - live.sp_rest[s]) + m.sp_kd[s] * rate
+        f[a] -= mag * u
+        f[b] += mag * u
+
+
+@numba.njit(cache=True)
+def _perp_unit(x, y, out):
+    """Unit vector perpendicular to x, in the plane of x and y, pointing toward y."""
+    lx2 = (x * x).sum()
+    c = (x * y).sum() / lx2
+    out[:] = y - c * x
+    n = math.sqrt((out * out).sum())
+    if n < _TINY:
+        return False
+    out /= n
+    return True
+
+
+@numba.njit(cache=True)
+def _angles(m, live, pos, vel, f):
+    ua = np.empty(3)
+    ub = np.empty(3)
+    for s in range(m.an_ends.shape[0]):
+        ia, ij, ib = m.an_ends[s, 0], m.an_ends[s, 1], m.an_ends[s, 2]
+        a = pos[ia] - pos[ij]
+        b = pos[ib] - pos[ij]
+        la = math.sqrt((a * a).sum())
+        lb = math.sqrt((b * b).sum())
+        if la < _TINY or lb < _TINY:
+            continue
+        if not _perp_unit(a, b, ua) or not _perp_unit(b, a, ub):
+            continue  # arms parallel: the angle's gradient is undefined
+        c = min(1.0, max(-1.0, (a * b).sum() / (la * lb)))
+        theta = math.acos(c)
+        # d(theta)/d(p_a) = -ua/la, d(theta)/d(p_b) = -ub/lb, joint takes the rest
+        ga = -ua / la
+        gb = -ub / lb
+        rate = (ga * (vel[ia] - vel[ij])).sum() + (gb * (vel[ib] - vel[ij])).sum()
+        torque = m.an_k[s] * (theta - live.an_rest[s]) + m.an_kd[s] * rate
+        fa = -torque * ga
+        fb = -torque * gb
+        f[ia] += fa
+        f[ib] += fb
+        if m.an_reaction[s] != 0.0:
+            f[ij] -= fa + fb
+
+
+@numba.njit(cache=True)
+def _torques(m, live, pos, f):
+    for s in range(m.tq_ends.shape[0]):
+        ie, ij = m.tq_ends[s, 0], m.tq_ends[s, 1]
+        n = m.tq_axis[s]
+        r = pos[ie] - pos[ij]
+        rp = r - (r * n).sum() * n
+        l2 = (rp * rp).sum()
+        if l2 < _TINY:
+            continue
+        # f = tau / |r_perp| * (n x r_perp_hat): moment r x f = tau n
+        cx = n[1] * rp[2] - n[2] * rp[1]
+        cy = n[2] * rp[0] - n[0] * rp[2]
+        cz = n[0] * rp[1] - n[1] * rp[0]
+        s_ = live.tq_torque[s] / l2
+        fe = np.array((cx * s_, cy * s_, cz * s_))
+        f[ie] += fe
+        if m.tq_reaction[s] != 0.0:
+            f[ij] -= fe
+
+
+@numba.njit(cache=True)
+def _constants(m, live, pos, f):
+    d = np.empty(3)
+    for s in range(m.cf_dir.shape[0]):
+        if m.cf_tri[s, 0] >= 0:
+            p0 = pos[m.cf_tri[s, 0]]
+            e1 = pos[m.cf_tri[s, 1]] - p0
+            e2 = pos[m.cf_tri[s, 2]] - p0
+            d[0] = e1[1] * e2[2] - e1[2] * e2[1]
+            d[1] = e1[2] * e2[0] - e1[0] * e2[2]
+            d[2] = e1[0] * e2[1] - e1[1] * e2[0]
+            nd = math.sqrt((d * d).sum())
+            if nd < _TINY:
+                continue
+            d *= m.cf_sign[s] / nd
+        else:
+            d[:] = m.cf_dir[s]
+        for k in range(m.cf_start[s], m.cf_start[s + 1]):
+            f[m.cf_members[k]] += live.cf_mag[s] * d
+
+
+@numba.njit(cache=True)
+def _media(m, pos, vel, t, f):
+    u = np.empty(3)
+    for md in range(m.md_density.shape[0]):
+        rho = m.md_density[md]
+        for i in range(pos.shape[0]):
+            if m.md_members[md, i] == 0.0:
+                continue
+            flow_velocity(m.md_flow[md], m.md_flow_params[md], pos[i], t, u)
+            vr = vel[i] - u
+            speed = math.sqrt((vr * vr).sum())
+            area = math.pi * m.radius[i] * m.radius[i]
+            f[i] -= 0.5 * m.md_drag[md] * rho * area * speed * vr
+            f[i] -= rho * m.volume[i] * m.gravity
+
+
+@numba.njit(cache=True)
+def _floor(m, pos, vel, h, f):
+    """Contact force of the floor plane z = floor[0] (Urban's Floor as a Force).
+
+    A mass is in contact when it touches the plane, hardly moves along the normal and is
+    pushed into it: the normal push is cancelled (N = -F_z) and friction acts tangentially.
+    Static friction cancels the tangential force up to mu_s N (and the residual slip);
+    kinetic friction -mu_k N v_t/|v_t| is capped at m |v_t| / h so that it never reverses the
+    slide within one step.
+    """
+    z0, v_static, v_rest = m.floor[0], m.floor[2], m.floor[3]
+    for i in range(pos.shape[0]):
+        if m.on_floor[i] == 0.0:
+            continue
+        gap = pos[i, 2] - m.radius[i] - z0
+        if gap > _TOUCH or abs(vel[i, 2]) > v_rest or f[i, 2] >= 0.0:
+            continue
+        normal = -f[i, 2]
+        f[i, 2] = 0.0
+        vx, vy = vel[i, 0], vel[i, 1]
+        fx, fy = f[i, 0], f[i, 1]
+        slip = math.sqrt(vx * vx + vy * vy)
+        mh = m.mass[i] / h
+        if slip < v_static:
+            sx = -fx - mh * vx
+            sy = -fy - mh * vy
+            if math.sqrt(sx * sx + sy * sy) <= m.mu_s[i] * normal:
+                f[i, 0] = 0.0 - mh * vx
+                f[i, 1] = 0.0 - mh * vy
+                continue
+        if slip > 0.0:
+            ux, uy = vx / slip, vy / slip
+            kin = min(m.mu_k[i] * normal, mh * slip)
+        else:
+            ft = math.sqrt(fx * fx + fy * fy)
+            ux, uy = fx / ft, fy / ft
+            kin = m.mu_k[i] * normal
+        f[i, 0] -= kin * ux
+        f[i, 1] -= kin * uy
+
+
+@numba.njit(cache=True)
+def accumulate(m, live, pos, vel, t, h, f):
+    """Net force on every mass at state (pos, vel, t); h is the step (friction cap)."""
+    f[:] = 0.0
+    for i in range(pos.shape[0]):
+        if m.on_gravity[i] != 0.0:
+            f[i] += m.mass[i] * m.gravity
+    _springs(m, live, pos, vel, f)
+    _angles(m, live, pos, vel, f)
+    _torques(m, live, pos, f)
+    _constants(m, live, pos, f)
+    _media(m, pos, vel, t, f)
+    _floor(m, pos, vel, h, f)
+    for i in range(pos.shape[0]):
+        if m.on_nail[i] != 0.0:
+            f[i] = 0.0
