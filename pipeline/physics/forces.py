@@ -84,3 +84,15 @@ def push_forces(pushes, t, xpos, xrot, fext):
 
 def empty_pushes() -> np.ndarray:
     return np.zeros((0, PUSH_COLUMNS))
+
+
+# Names of the force constants (JointForceArrays fields) a `joint` command may set; the
+# position-dependent ones need a scalar coordinate; the scaled ones are multiplied by the
+# joint's `scale_by` mass, as compile does for the constants written in the creature.
+SETTABLE_FIELDS = ("damping", "spring_k", "spring_rest", "exp_alpha", "exp_beta", "exp_rest",
+                   "limit_lower", "limit_upper", "limit_k", "limit_b", "bias", "servo_kp",
+                   "servo_kd", "servo_target")
+POSITION_FIELDS = ("spring_k", "spring_rest", "exp_alpha", "exp_beta", "exp_rest",
+                   "limit_lower", "limit_upper", "limit_k", "limit_b", "servo_kp",
+                   "servo_target")
+SCALED_FIELDS = ("damping", "spring_k", "exp_alpha", "servo_kp", "servo_kd")

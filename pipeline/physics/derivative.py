@@ -1,0 +1,91 @@
+"""One derivative evaluation of the full integrated state, as a numba kernel.
+
+The integrated state is one flat vector y = [q (nq) | qd (nv) | exp_rest (nv)]: joint
+positions, joint velocities, and the exponential-spring rest positions that motor programs
+move at constant speed (McKenna §5.1: the rest velocity is handed to the integrator "with
+the other derivatives"). `evaluate` returns y' = [qdot(q, qd) | qdd | rest velocity].
+
+Order inside one evaluation (McKenna §1.3): body poses and velocities, external forces
+(contact, pushes; gravity is applied by the ABA), joint forces into tau, then the
+articulated-body algorithm.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from pipeline.physics.aba import aba
+from pipeline.physics.contact.forces import contact_forces
+from pipeline.physics.forces import joint_forces, push_forces
+from pipeline.physics.kinematics import Workspace, joint_pass, make_workspace, qdot
+
+
+class Statics(NamedTuple):
+    """What a derivative evaluation reads and nothing changes while simulating."""
+
+    tree: object  # TreeArrays
+    geoms: object  # GeomArrays
+    contact: object  # ContactArrays
+    dof_qpos: np.ndarray  # (nv,) int64: q index of a DOF's scalar coordinate, -1 for ball/free
+    nq: int
+
+
+class Live(NamedTuple):
+    """Inputs Python may change at frame boundaries (commands, controllers); the kernels
+    only read them, except the motor columns, which a committed step updates."""
+
+    forces: object  # JointForceArrays (Data's own copy)
+    gravity: np.ndarray  # (3,)
+    ctrl: np.ndarray  # (nv,) controller joint forces
+    motor_active: np.ndarray  # (nv,) int64: 1 while a motor program moves the rest
+    motor_target: np.ndarray  # (nv,)
+    motor_vel: np.ndarray  # (nv,) rest velocity while active
+    motor_end: np.ndarray  # (nv,) time the program reaches its target
+    pushes: np.ndarray  # (n, PUSH_COLUMNS), see pipeline.physics.forces
+    qdd_prescribed: np.ndarray  # (nv,) accelerations of prescribed joints (root mode prescribed)
+
+
+class Work(NamedTuple):
+    """Scratch arrays of the step kernels, allocated once per Simulation."""
+
+    dyn: Workspace
+    fext: np.ndarray  # (nb, 6)
+    tau: np.ndarray  # (nv,)
+    qacc: np.ndarray  # (nq,) second derivative of q (McKenna's Euler)
+    k: np.ndarray  # (6, n) stage derivatives
+    ytmp: np.ndarray  # (n,) stage state
+    ynew: np.ndarray  # (n,) candidate end-of-step state
+    cs_cand: np.ndarray  # contact state to commit if the step is accepted
+    cs_scratch: np.ndarray  # contact state written by the later stages (discarded)
+
+
+def make_work(nb: int, nq: int, nv: int, ncstate: int) -> Work:
+    n = nq + 2 * nv
+    return Work(dyn=make_workspace(nb, nv), fext=np.zeros((nb, 6)), tau=np.zeros(nv),
+                qacc=np.zeros(nq), k=np.zeros((6, n)), ytmp=np.zeros(n), ynew=np.zeros(n),
+                cs_cand=np.zeros(ncstate), cs_scratch=np.zeros(ncstate))
+
+
+@numba.njit(cache=True)
+def evaluate(st, lv, wk, t, y, cs_in, cs_out, ydot):
+    """ydot = dy/dt at (t, y); contact state is read from cs_in and written to cs_out."""
+    nq = st.nq
+    nv = lv.ctrl.shape[0]
+    q = y[:nq]
+    qd = y[nq:nq + nv]
+    rest = y[nq + nv:]
+    w = wk.dyn
+    joint_pass(st.tree, q, qd, w, True)
+    fext = wk.fext
+    fext[:, :] = 0.0
+    contact_forces(st.contact, st.geoms, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
+    push_forces(lv.pushes, t, w.xpos, w.xrot, fext)
+    joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
+    qdd = ydot[nq:nq + nv]
+    qdd[:] = lv.qdd_prescribed  # read by the ABA for prescribed joints, overwritten elsewhere
+    aba(st.tree, lv.gravity, q, qd, wk.tau, fext, qdd, w)
+    qdot(st.tree, q, qd, ydot[:nq])
+    for j in range(nv):
+        ydot[nq + nv + j] = lv.motor_vel[j] if lv.motor_active[j] != 0 else 0.0

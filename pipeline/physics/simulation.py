@@ -1,0 +1,351 @@
+"""Simulation = immutable Model + mutable Data, stepped frame by frame.
+
+Python runs only at frame boundaries (every `Scene.simulation.dt`): due timeline commands,
+then controllers, then recording; the numba step loop (`pipeline.physics.step.advance`)
+covers the frame with the scene's integrator. `compile_simulation(scene_or_creature)` is
+what `pipeline.compile` returns.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from pipeline.errors import Problem, SimulationError
+from pipeline.physics.derivative import Live, Statics, evaluate, make_work
+from pipeline.physics.forces import empty_pushes, PUSH_END
+from pipeline.physics.integrators import INTEGRATORS
+from pipeline.physics.model import JOINT_NQ, JOINT_NV, JointForceArrays, Model
+from pipeline.physics.step import (N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
+                                   body_poses)
+from pipeline.recording import Recorder, Recording
+from pipeline.spec.types import Creature, Scene, SimulationSettings
+
+
+class Data:
+    """The state that changes while simulating (MuJoCo's mjData).
+
+    `q`, `qd`, `exp_rest` are views into one flat integrated vector `y`; assign into them
+    (`data.q[:] = ...`). Motor programs: `motor_active/target/vel/end` per DOF. `forces`
+    is this run's copy of the force constants (commands may change them), `gravity` the
+    live gravity, `ctrl` the controllers' joint forces, `pushes` the active external
+    pushes, `qdd_prescribed` the accelerations of prescribed joints, `cstate` the contact
+    stage's non-integrated state. `counters`: derivative evaluations, accepted and rejected
+    steps. `channels`: what controllers publish for recording. `user`: controller state.
+    """
+
+    def __init__(self, model: Model, cstate0: np.ndarray, h0: float):
+        nq, nv = model.nq, model.nv
+        self.nq, self.nv = nq, nv
+        self.y = np.concatenate([model.q0, model.qd0, model.forces.exp_rest]).astype(np.float64)
+        self.time = 0.0
+        self.frame = 0
+        self.ctrl = np.zeros(nv)
+        self.forces = JointForceArrays(*(np.array(a, dtype=np.float64) for a in model.forces))
+        self.gravity = np.array(model.gravity, dtype=np.float64)
+        self.motor_active = np.zeros(nv, np.int64)
+        self.motor_target = np.zeros(nv)
+        self.motor_vel = np.zeros(nv)
+        self.motor_end = np.zeros(nv)
+        self.pushes = empty_pushes()
+        self.qdd_prescribed = np.zeros(nv)
+        self.cstate = np.array(cstate0, dtype=np.float64)
+        self.channels: dict = {}
+        self.user: dict = {}
+        self.counters = np.zeros(3, np.int64)
+        self.h_next = np.array([h0])
+        self.qdd = np.zeros(nv)  # accelerations at the last frame boundary (Simulation.qdd())
+
+    @property
+    def q(self) -> np.ndarray:
+        return self.y[:self.nq]
+
+    @q.setter
+    def q(self, value):
+        self.y[:self.nq] = value
+
+    @property
+    def qd(self) -> np.ndarray:
+        return self.y[self.nq:self.nq + self.nv]
+
+    @qd.setter
+    def qd(self, value):
+        self.y[self.nq:self.nq + self.nv] = value
+
+    @property
+    def exp_rest(self) -> np.ndarray:
+        return self.y[self.nq + self.nv:]
+
+    @exp_rest.setter
+    def exp_rest(self, value):
+        self.y[self.nq + self.nv:] = value
+
+
+def as_scene(spec) -> Scene:
+    """A Scene, or a lone Creature wrapped in a scene with the default settings."""
+    if isinstance(spec, Scene):
+        return spec
+    if isinstance(spec, Creature):
+        return Scene(name=spec.name, creatures=(spec,), environment={})
+    raise TypeError(f"expected a Scene or a Creature, got {type(spec).__name__}")
+
+
+def compile_simulation(spec, **kwargs) -> Simulation:
+    """pipeline.compile: Scene or Creature -> Simulation (Model + Data)."""
+    from pipeline.compile.build import compile_model
+
+    scene = as_scene(spec)
+    model, cstate0 = compile_model(scene)
+    return Simulation(model, scene, cstate0, **kwargs)
+
+
+class Simulation:
+    def __init__(self, model: Model, scene: Scene, cstate0: np.ndarray,
+                 settings: SimulationSettings | None = None):
+        from pipeline.control import commands, python_ctrl  # noqa: F401  (registers "python")
+
+        self.model = model
+        self.scene = scene
+        self.settings = settings or scene.simulation
+        s = self.settings
+        if s.integrator not in INTEGRATORS:
+            raise SimulationError(_at(scene, f"unknown integrator {s.integrator!r}; expected "
+                                             f"one of {', '.join(INTEGRATORS)}",
+                                      "simulation.integrator"))
+        if not s.dt > 0.0:
+            raise SimulationError(_at(scene, f"dt must be positive, got {s.dt}", "simulation.dt"))
+        self.dt = float(s.dt)
+        self.method = INTEGRATORS[s.integrator]
+        self.h = float(s.h) if s.h else self.dt
+        self.h_max = float(s.h_max) if s.h_max else self.dt
+        self._commands = commands
+        self._cstate0 = np.asarray(cstate0, dtype=np.float64)
+        tree = model.tree
+        self._dof_body = np.repeat(np.arange(model.nbody), [JOINT_NV[t] for t in tree.jtype])
+        dof_qpos = np.full(model.nv, -1, np.int64)
+        for b, t in enumerate(tree.jtype):
+            if JOINT_NQ[t] == JOINT_NV[t]:  # scalar coordinates: q index = DOF index offset
+                dof_qpos[tree.vadr[b]:tree.vadr[b] + JOINT_NV[t]] = \
+                    np.arange(tree.qadr[b], tree.qadr[b] + JOINT_NQ[t])
+        self.dof_qpos = dof_qpos
+        self.force_scale = _force_scale(model, scene)
+        self._statics = Statics(tree=tree, geoms=model.geoms, contact=model.contact,
+                                dof_qpos=dof_qpos, nq=model.nq)
+        self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0])
+        self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
+        self.reset()
+
+    # -- state --------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the compiled initial state: fresh Data, timeline and controllers."""
+        self.data = Data(self.model, self._cstate0, self.h)
+        self.rng = np.random.default_rng(self.settings.seed)
+        self._timeline = sorted(self.scene.timeline, key=lambda c: c.at)
+        self._next_command = 0
+        self._boundary_frame = -1
+        self._controllers = [self._make_controller(ref) for ref in self.scene.controllers]
+
+    def _make_controller(self, ref):
+        kind = ref.kind if ref.kind == "python" else (ref.script or {}).get("kind", ref.kind)
+        return self._commands.controller_factory(kind, ref.where)(self, ref)
+
+    @property
+    def time(self) -> float:
+        return self.data.time
+
+    def body_index(self, name: str) -> int:
+        try:
+            return self.model.body_names.index(name)
+        except ValueError:
+            raise _unknown("body", name, self.model.body_names) from None
+
+    def joint_dofs(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(DOF indices, q index of each DOF or -1) of the joint named like its body."""
+        b = self.body_index(name)
+        va = int(self.model.tree.vadr[b])
+        dofs = np.arange(va, va + JOINT_NV[self.model.tree.jtype[b]])
+        return dofs, self.dof_qpos[dofs]
+
+    def body_rotation(self, b: int) -> np.ndarray:
+        self._update_poses()
+        return self._work.dyn.xrot[b].copy()
+
+    def body_poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """World positions (nb, 3) and quaternions (nb, 4) of the body frames now."""
+        self._update_poses()
+        return self._poses[0].copy(), self._poses[1].copy()
+
+    def _update_poses(self):
+        body_poses(self.model.tree, self.data.q, self._work.dyn, *self._poses)
+
+    def normalize(self) -> None:
+        from pipeline.physics.kinematics import normalize_quaternions
+
+        normalize_quaternions(self.model.tree, self.data.q)
+
+    def qdd(self) -> np.ndarray:
+        """Joint accelerations at the current state (one derivative evaluation, not counted)."""
+        d = self.data
+        ydot = np.zeros_like(d.y)
+        w = self._work
+        evaluate(self._statics, self._live(), w, d.time, d.y, d.cstate, w.cs_scratch, ydot)
+        d.qdd[:] = ydot[d.nq:d.nq + d.nv]
+        return d.qdd.copy()
+
+    def command(self, action: str, args=None, where=None) -> None:
+        """Run one timeline command now (the same registry the timeline uses)."""
+        self._commands.execute(self, action, {} if args is None else args, where)
+
+    # -- stepping -----------------------------------------------------------------------
+    def step(self, n: int = 1) -> None:
+        """Advance n frames of dt (commands and controllers at each frame start)."""
+        for _ in range(n):
+            self._frame(None)
+
+    def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
+        """Simulate `duration` (default the scene's) and return the recorded frames. On an
+        instability it raises SimulationError and returns nothing."""
+        duration = self.settings.duration if duration is None else float(duration)
+        nframes = max(0, int(np.ceil(duration / self.dt - 1e-9)))
+        rec = Recorder(self.model.body_names, self.model.nq, self.model.nv)
+        show = sys.stderr.isatty() if progress is None else bool(progress)
+        bar = None
+        if show:
+            from tqdm import tqdm
+
+            bar = tqdm(total=nframes, unit="frame", desc=self.scene.name, leave=False)
+        try:
+            for _ in range(nframes):
+                self._frame(rec)
+                if bar is not None:
+                    bar.update(1)
+            self._boundary()
+            self._record(rec)
+        finally:
+            if bar is not None:
+                bar.close()
+        return rec.finish()
+
+    def _frame(self, rec) -> None:
+        self._boundary()
+        if rec is not None:
+            self._record(rec)
+        self._integrate()
+
+    def _record(self, rec) -> None:
+        d = self.data
+        if d.frame % self.settings.record_every:
+            return
+        self._update_poses()
+        rec.add(d.time, *self._poses, d.q, d.qd, d.channels)
+
+    def _boundary(self) -> None:
+        """Commands due at this frame's time, then controllers; once per frame."""
+        d = self.data
+        if self._boundary_frame == d.frame:
+            return
+        self._boundary_frame = d.frame
+        t = d.time
+        tol = 1e-9 * self.dt
+        if d.pushes.shape[0]:
+            d.pushes = d.pushes[d.pushes[:, PUSH_END] > t + tol]
+        while (self._next_command < len(self._timeline)
+               and self._timeline[self._next_command].at <= t + tol):
+            c = self._timeline[self._next_command]
+            self._next_command += 1
+            self._commands.execute(self, c.action, c.args, c.where)
+        for controller in self._controllers:
+            controller(self, t)
+
+    def _live(self) -> Live:
+        d = self.data
+        for name in ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end"):
+            setattr(d, name, _f64(getattr(d, name), self.model.nv, name))
+        d.gravity = _f64(d.gravity, 3, "gravity")
+        d.pushes = np.ascontiguousarray(d.pushes, dtype=np.float64)
+        return Live(forces=d.forces, gravity=d.gravity, ctrl=d.ctrl,
+                    motor_active=d.motor_active, motor_target=d.motor_target,
+                    motor_vel=d.motor_vel, motor_end=d.motor_end, pushes=d.pushes,
+                    qdd_prescribed=d.qdd_prescribed)
+
+    def _integrate(self) -> None:
+        d = self.data
+        s = self.settings
+        t1 = (d.frame + 1) * self.dt
+        fail = np.zeros(2)
+        status = advance(self._statics, self._live(), self._work, self.method, d.time, t1,
+                         self.h, float(s.atol), float(s.rtol), float(s.h_min), self.h_max,
+                         d.y, d.cstate, d.counters, d.h_next, fail)
+        if status != OK:
+            raise SimulationError(_at(self.scene, self._failure(status, fail), "simulation"))
+        d.time = t1
+        d.frame += 1
+
+    def _failure(self, status: int, fail: np.ndarray) -> str:
+        i = int(fail[1])
+        nq, nv = self.model.nq, self.model.nv
+        tree = self.model.tree
+        if i < nq:
+            b = int(np.searchsorted(tree.qadr, i, side="right") - 1)
+            # bodies without coordinates share their qadr with the next body: take the owner
+            while JOINT_NQ[tree.jtype[b]] == 0 and b > 0:
+                b -= 1
+            what = f"q[{i}]"
+        else:
+            dof = (i - nq) % nv
+            b = int(self._dof_body[dof])
+            what = f"qd[{dof}]" if i < nq + nv else f"exp_rest[{dof}]"
+        body = self.model.body_names[b]
+        if status == NONFINITE:
+            why = "the state became NaN/inf"
+        else:
+            why = (f"the step size fell below h_min = {self.settings.h_min:g} s "
+                   f"(the error of {what} would not come down)")
+        return (f"simulation unstable at t = {fail[0]:.9g} s: {why} in body {body!r} "
+                f"({what}); try a smaller h or dt, a tighter rkf45 tolerance, or softer springs")
+
+    def stats(self) -> dict:
+        """Integration counters, in total and per simulated second."""
+        d = self.data
+        out = {"simulated_time": d.time, "frames": d.frame,
+               "derivative_evaluations": int(d.counters[N_EVAL]),
+               "accepted_steps": int(d.counters[N_ACCEPT]),
+               "rejected_steps": int(d.counters[N_REJECT])}
+        for key in ("derivative_evaluations", "accepted_steps", "rejected_steps"):
+            out[key + "_per_second"] = out[key] / d.time if d.time > 0 else 0.0
+        return out
+
+
+def _f64(a, n: int, name: str) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if a.shape != (n,):
+        raise SimulationError(f"data.{name} must have shape ({n},), got {a.shape}")
+    return a
+
+
+def _at(scene: Scene, message: str, path: str) -> Problem:
+    w = scene.where
+    return Problem(message, file=w.file, line=w.line, col=w.col, path=path)
+
+
+def _unknown(kind: str, name: str, known) -> Exception:
+    from pipeline.errors import CorpusError
+
+    return CorpusError(f"no {kind} named {name!r} (known: {', '.join(known)})")
+
+
+def _force_scale(model: Model, scene: Scene) -> np.ndarray:
+    """Per-DOF multiplier compile applied to the scaled force constants (McKenna's
+    springtype): 1, the body's mass, or the mass of the subtree distal to the joint."""
+    tree = model.tree
+    distal = np.array(tree.mass, dtype=np.float64)
+    for i in range(model.nbody - 1, -1, -1):
+        if tree.parent[i] >= 0:
+            distal[tree.parent[i]] += distal[i]
+    bodies = [b for c in scene.creatures for b in c.bodies]
+    scale = np.ones(model.nv)
+    for i, body in enumerate(bodies[:model.nbody]):
+        va, n = int(tree.vadr[i]), JOINT_NV[tree.jtype[i]]
+        by = body.joint.forces.scale_by
+        scale[va:va + n] = tree.mass[i] if by == "mass" else distal[i] if by == "distal_mass" else 1.0
+    return scale

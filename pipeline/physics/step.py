@@ -1,0 +1,160 @@
+"""The numba step loop: advance the state over one frame [t0, t1] without touching Python.
+
+A frame is covered by internal steps of h (fixed-step integrators; the last one of the
+frame is trimmed to land on t1) or by adaptive RKF45 steps. Motor programs reaching their
+target and pushes starting or ending are discontinuities of the right-hand side, so a step
+never crosses one: it is cut to end there (events). A step is committed only when accepted:
+the state, the contact state candidate, and motor programs that have reached their target
+(rest snapped to the target, program deactivated). A rejected RKF45 attempt commits
+nothing, so every non-integrated value stays bit for bit what it was.
+
+Step-size control (Hairer-Norsett-Wanner II.4): scaled max-norm error `err`; accept when
+err <= 1; next h = h * clamp(0.9 err^(-1/5), 0.2, 5); fail below h_min.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+
+from pipeline.physics.integrators import (
+    MCKENNA_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45, SYMPLECTIC_EULER, euler_step,
+    rk4_step, rkf45_attempt, rkf45_first_stage, symplectic_euler_step)
+from pipeline.physics.forces import PUSH_END, PUSH_START
+from pipeline.physics.kinematics import joint_pass, normalize_quaternions
+from pipeline.physics.spatial import rot_to_quat
+
+# advance() status codes
+OK, NONFINITE, UNDERFLOW = range(3)
+# counters: derivative evaluations, accepted steps, rejected steps
+N_EVAL, N_ACCEPT, N_REJECT = range(3)
+_EVALS_PER_STEP = (1, 1, 1, 4)  # symplectic, McKenna, McKenna literal, RK4
+
+
+@numba.njit(cache=True)
+def next_event(lv, t, limit, tol):
+    """Earliest motor-program end or push start/end after t, or `limit` (the frame end or
+    the nominal step end) when none comes first. Events within tol of limit are limit."""
+    e = limit
+    for j in range(lv.motor_active.shape[0]):
+        if lv.motor_active[j] != 0:
+            te = lv.motor_end[j]
+            if t + tol < te < e:
+                e = te
+    for i in range(lv.pushes.shape[0]):
+        for te in (lv.pushes[i, PUSH_START], lv.pushes[i, PUSH_END]):
+            if t + tol < te < e:
+                e = te
+    if limit - e <= tol:
+        e = limit
+    return e
+
+
+@numba.njit(cache=True)
+def commit(st, lv, wk, t_new, tol, y, cstate):
+    """Accept the candidate step in wk.ynew (see module doc)."""
+    nq = st.nq
+    nv = lv.ctrl.shape[0]
+    y[:] = wk.ynew
+    normalize_quaternions(st.tree, y[:nq])
+    cstate[:] = wk.cs_cand
+    for j in range(nv):
+        if lv.motor_active[j] != 0 and lv.motor_end[j] <= t_new + tol:
+            y[nq + nv + j] = lv.motor_target[j]
+            lv.motor_active[j] = 0
+
+
+@numba.njit(cache=True)
+def first_nonfinite(y):
+    for i in range(y.shape[0]):
+        if not math.isfinite(y[i]):
+            return i
+    return -1
+
+
+@numba.njit(cache=True)
+def fixed_step(st, lv, wk, method, t, h, y, cstate):
+    if method == RK4:
+        rk4_step(st, lv, wk, t, h, y, cstate, wk.ynew)
+    elif method == SYMPLECTIC_EULER:
+        symplectic_euler_step(st, lv, wk, t, h, y, cstate, wk.ynew)
+    else:
+        euler_step(st, lv, wk, t, h, y, cstate, wk.ynew, method == MCKENNA_EULER_LITERAL)
+
+
+@numba.njit(cache=True)
+def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
+            counters, hstate, fail):
+    """Integrate y (and the non-integrated state) from t0 to t1; returns a status code.
+
+    On failure fail = [time, index of the offending component of y]. hstate[0] carries
+    RKF45's proposed step from one frame to the next.
+    """
+    tol = 1e-9 * (t1 - t0)
+    t = t0
+    if method != RKF45:
+        nsub = max(1, int(math.ceil((t1 - t0) / h - 1e-9)))
+        kgrid = 1
+        while True:
+            grid = t1 if kgrid >= nsub else t0 + (t1 - t0) * kgrid / nsub
+            tn = next_event(lv, t, grid, tol)
+            fixed_step(st, lv, wk, method, t, tn - t, y, cstate)
+            counters[N_EVAL] += _EVALS_PER_STEP[method]
+            bad = first_nonfinite(wk.ynew)
+            if bad >= 0:
+                fail[0] = tn
+                fail[1] = bad
+                return NONFINITE
+            commit(st, lv, wk, tn, tol, y, cstate)
+            counters[N_ACCEPT] += 1
+            t = tn
+            if tn == grid:
+                if kgrid >= nsub:
+                    return OK
+                kgrid += 1
+
+    hh = min(hstate[0], h_max)
+    have_k1 = False
+    while t1 - t > tol:
+        limit = next_event(lv, t, t1, tol)
+        clipped = t + hh >= limit - tol
+        hs = limit - t if clipped else hh
+        tn = limit if clipped else t + hh
+        if not have_k1:
+            rkf45_first_stage(st, lv, wk, t, y, cstate)
+            counters[N_EVAL] += 1
+            have_k1 = True
+        err, where = rkf45_attempt(st, lv, wk, t, hs, y, atol, rtol, wk.ynew)
+        counters[N_EVAL] += 5
+        if err <= 1.0:
+            commit(st, lv, wk, tn, tol, y, cstate)
+            counters[N_ACCEPT] += 1
+            t = tn
+            have_k1 = False
+            fac = 5.0 if err == 0.0 else min(5.0, max(0.2, 0.9 * err ** -0.2))
+            hn = hs * fac
+            # a step cut short by an event says nothing against the longer proposal
+            if clipped and fac >= 1.0 and hn < hh:
+                hn = hh
+            hh = min(hn, h_max)
+        else:
+            counters[N_REJECT] += 1
+            fac = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** -0.2)
+            hh = hs * fac
+            if hh < h_min:
+                fail[0] = t
+                fail[1] = where
+                hstate[0] = hh
+                return UNDERFLOW if math.isfinite(err) else NONFINITE
+    hstate[0] = hh
+    return OK
+
+
+@numba.njit(cache=True)
+def body_poses(tree, q, w, pos, quat):
+    """World positions (nb, 3) and orientations (nb, 4, w x y z) of the body frames."""
+    joint_pass(tree, q, q[:0], w, False)
+    for b in range(pos.shape[0]):
+        for k in range(3):
+            pos[b, k] = w.xpos[b, k]
+        rot_to_quat(w.xrot[b], quat[b])
