@@ -1,0 +1,244 @@
+"""McKenna's gait controller for a hexapod: the oscillator schedule (gait_schedule.py) driving
+each leg's step (`procom`) and stance (`retcom`) motor programs (thesis §3.2–3.3, Appendix C).
+
+Runs once per frame in Python, never inside the integrator (thesis §1.3): it reads the leg
+sensors from `Data`, advances the schedule, and on every leg transition issues that leg's
+program through the command registry (`motor`, `joint`, `sticky`, ...). Program entries with
+`at > 0` wait in the controller's own timer queue (corpus `timer *f cmd`) and fire in the
+first frame whose time reaches them. Inside a program every `at`, motor `time` and push
+`duration` is a fraction of the phase: protime for a step, the stance duration for a stance.
+
+Published channels (recorded as `ch_<name>`), legs in the order FL, FR, ML, MR, BL, BR:
+`gait_swing` (1 while a leg steps), `leg_state` (0 stance, 1 potential step, 2 step) and
+`oscillator_phase` (each leg oscillator's phase in degrees).
+"""
+from __future__ import annotations
+
+import copy
+import heapq
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from pipeline.control.gait_schedule import LEGS, GaitSchedule, GaitTiming
+from pipeline.control.commands import execute, located, register_command, register_controller_kind
+from pipeline.errors import CorpusError, Problem
+from pipeline.physics.forces import joint_forces
+from pipeline.spec.units import to_si
+
+Execute = Callable[[str, dict], None]
+
+# command arguments that are durations, scaled by the phase inside a program
+_PHASE_SCALED = {"motor": ("time",), "push": ("duration",)}
+
+
+def _seconds(value, dimension: str) -> float:
+    """A time or angle from a controller script in SI ("50ms", "180deg" as everywhere else)."""
+    try:
+        return to_si(value, dimension)
+    except ValueError as err:
+        raise CorpusError(f"gait: {err}") from None
+
+
+def timing_from_script(gait: dict) -> GaitTiming:
+    """GaitTiming from a `gait:` block (controller_gait.schema.json)."""
+    explicit = {k: _seconds(gait[k], "time") for k in ("protime", "rettime", "cycletime", "dlegtime")
+                if k in gait}
+    timing = GaitTiming.from_metabolism(_seconds(gait.get("metabolism", 0.05), "time"), **explicit)
+    timing.speed = float(gait.get("speed", 1.0))
+    timing.deltaspeed = float(gait.get("deltaspeed", 0.0))
+    timing.topspeed = float(gait.get("topspeed", 1.0))
+    timing.bottomspeed = float(gait.get("bottomspeed", math.inf))
+    timing.right_offset = _seconds(gait.get("right_offset", math.pi), "angle") / (2 * math.pi)
+    timing.stance_time = gait.get("stance_time", "stance")
+    return timing
+
+
+def scale_program_entry(entry: dict, duration: float) -> tuple[float, str, dict]:
+    """(delay s, action, args) of one program entry with its phase fractions made absolute."""
+    (action, args), = entry["do"].items()
+    args = copy.deepcopy(args)
+    for key in _PHASE_SCALED.get(action, ()):
+        if key in args:
+            args[key] = float(args[key]) * duration
+    return float(entry.get("at", 0.0)) * duration, action, args
+
+
+class GaitController:
+    """The gait controller of one hexapod: schedule + motor programs + reflex sensors.
+
+    `execute(action, args)` runs one command (the simulation's command registry); `sensors`
+    is a callable returning (step_reflex_fired, load_inhibited) boolean arrays, or None.
+    """
+
+    def __init__(self, script: dict, *, creature: str | None = None, execute: Execute,
+                 where: Any = None):
+        gait = script["gait"]
+        self.name = script.get("controller", "gait")
+        self.creature = creature or script.get("creature")
+        self.legs = [gait["legs"][leg] for leg in LEGS]
+        reflexes = gait.get("reflexes", {})
+        try:
+            self.schedule = GaitSchedule(
+                timing_from_script(gait),
+                phase0_deg=math.degrees(_seconds(gait.get("phase0", 0.0), "angle")),
+                running=bool(gait.get("go", True)),
+                step_reflex=bool(reflexes.get("step", False)),
+                load_reflex=bool(reflexes.get("load", False)),
+                neighbour_inhibition=bool(reflexes.get("neighbour_inhibition", False)))
+        except CorpusError as err:
+            raise CorpusError([_located(p, where) for p in err.problems]) from None
+        self.sticky_feet = bool(gait.get("sticky_feet", False))
+        self.execute = execute
+        self._timers: list[tuple[float, int, str, dict]] = []
+        self._seq = 0
+
+    # -- per frame ---------------------------------------------------------------------
+    def update(self, t: float, step_reflex_fired=None, load_inhibited=None) -> list[tuple[int, str]]:
+        """One frame at time t: due timers, then the schedule and the programs it starts."""
+        self._fire_timers(t)
+        events = self.schedule.update(t, step_reflex_fired, load_inhibited)
+        for leg, phase in events:
+            self._start_program(t, leg, phase)
+        self._fire_timers(t)
+        return events
+
+    def channels(self) -> dict[str, np.ndarray]:
+        s = self.schedule
+        return {"gait_swing": s.swing(), "leg_state": s.state.astype(np.float64),
+                "oscillator_phase": s.phase_deg()}
+
+    def _start_program(self, t: float, leg: int, phase: str) -> None:
+        spec = self.legs[leg]
+        if phase == "step":
+            duration, program = self.schedule.timing.protime, spec["step"]
+        else:
+            duration, program = self.schedule.stance_duration(), spec["stance"]
+        if self.sticky_feet and "foot" in spec:
+            self.execute("sticky", {"body": spec["foot"], "on": phase == "stance"})
+        for entry in program:
+            delay, action, args = scale_program_entry(entry, duration)
+            heapq.heappush(self._timers, (t + delay, self._seq, action, args))
+            self._seq += 1
+
+    def _fire_timers(self, t: float) -> None:
+        # a timer fires in the first frame whose time reaches it (corpus `timer`)
+        while self._timers and self._timers[0][0] <= t + 1e-12:
+            _, _, action, args = heapq.heappop(self._timers)
+            self.execute(action, args)
+
+    # -- the `gait` timeline command ---------------------------------------------------
+    def command(self, args: dict) -> None:
+        """corpus `speed`, `deltaspeed`, `topspeed`, `bottomspeed`, `gaitinit`, `gaitgo`."""
+        s, tm = self.schedule, self.schedule.timing
+        if "topspeed" in args:
+            tm.topspeed = float(args["topspeed"])
+            tm.check()
+        if "bottomspeed" in args:
+            tm.bottomspeed = float(args["bottomspeed"])
+        if args.get("init"):
+            s.init(phase0_deg=0.0)
+            self._timers.clear()
+        if "speed" in args:
+            s.set_speed(float(args["speed"]), _seconds(args.get("time", 0.0), "time"))
+        if "deltaspeed" in args:
+            tm.deltaspeed, tm.speed_target = float(args["deltaspeed"]), None
+        if "go" in args:
+            s.running = bool(args["go"])
+        reflexes = args.get("reflexes", {})
+        s.step_reflex = reflexes.get("step", s.step_reflex)
+        s.load_reflex = reflexes.get("load", s.load_reflex)
+        s.neighbour_inhibition = reflexes.get("neighbour_inhibition", s.neighbour_inhibition)
+        if "sticky_feet" in args:
+            self.sticky_feet = bool(args["sticky_feet"])
+
+
+def _located(problem: Problem, where) -> Problem:
+    if where is None or problem.file is not None:
+        return problem
+    return Problem(problem.message, file=where.file, line=where.line, col=where.col,
+                   path=where.path or problem.path)
+
+
+class LegSensors:
+    """The reflexes' inputs read from the simulation once per frame (thesis §4.2):
+    a step reflex fires on the frame its joint angle crosses the trigger angle in the given
+    direction; the load reflex compares |joint force| (every joint force element of that DOF:
+    spring, damper, bias, ...) of the supporting joint with its threshold."""
+
+    def __init__(self, sim, legs: list[dict], where=None):
+        self.step = [self._joint(sim, leg.get("step_reflex"), where) for leg in legs]
+        self.load = [self._joint(sim, leg.get("load_reflex"), where) for leg in legs]
+        self.angle = np.array([float(leg["step_reflex"]["angle"]) if "step_reflex" in leg else 0.0
+                               for leg in legs])
+        self.sign = np.array([1.0 if leg.get("step_reflex", {}).get("direction", "+") == "+"
+                              else -1.0 for leg in legs])
+        self.force = np.array([float(leg["load_reflex"]["force"]) if "load_reflex" in leg
+                               else math.inf for leg in legs])
+        self._previous = None
+        self._tau = np.zeros(sim.model.nv)
+
+    @staticmethod
+    def _joint(sim, reflex, where):
+        if reflex is None:
+            return None
+        dofs, qpos = sim.joint_dofs(reflex["joint"])
+        if dofs.size != 1 or qpos[0] < 0:
+            raise CorpusError(located(f"gait reflex joint {reflex['joint']!r} must have one "
+                                      "scalar coordinate", where))
+        return int(dofs[0]), int(qpos[0])
+
+    def read(self, sim) -> tuple[np.ndarray, np.ndarray]:
+        d = sim.data
+        side = np.array([self.sign[i] * (d.q[j[1]] - self.angle[i]) if j else -1.0
+                         for i, j in enumerate(self.step)])
+        previous = side if self._previous is None else self._previous
+        fired = (previous <= 0) & (side > 0)
+        self._previous = side
+        joint_forces(d.forces, sim.dof_qpos, d.q, d.qd, d.exp_rest, d.ctrl, self._tau)
+        loaded = np.array([j is not None and abs(self._tau[j[0]]) > self.force[i]
+                           for i, j in enumerate(self.load)])
+        return fired, loaded
+
+
+def make_gait_controller(sim, ref):
+    """Controller factory for `kind: gait` scripts: binds the script to its creature."""
+    script = ref.script
+    creature = ref.target or script.get("creature")
+    controller = GaitController(
+        script, creature=creature, where=ref.where,
+        execute=lambda action, args: execute(sim, action, args, ref.where))
+    for leg in controller.legs:
+        for entry in leg["step"] + leg["stance"]:
+            (action, args), = entry["do"].items()
+            for key in ("joint", "body"):
+                if key in args:
+                    sim.body_index(args[key])  # unknown names fail now, not mid-walk
+    sensors = LegSensors(sim, controller.legs, ref.where)
+    sim.data.user.setdefault("gait", {})[creature] = controller
+
+    def step(sim, t):
+        s = controller.schedule
+        fired, loaded = sensors.read(sim) if (s.step_reflex or s.load_reflex) else (None, None)
+        controller.update(t, fired, loaded)
+        sim.data.channels.update(controller.channels())
+
+    sim.data.channels.update(controller.channels())
+    return step
+
+
+def gait_command(sim, args: dict) -> None:
+    """The `gait` timeline command: forwards to the named (or only) gait controller."""
+    controllers = sim.data.user.get("gait", {})
+    name = args.get("creature")
+    if name is None and len(controllers) == 1:
+        name = next(iter(controllers))
+    if name not in controllers:
+        known = ", ".join(str(k) for k in controllers) or "none"
+        raise CorpusError(f"gait: no gait controller for creature {name!r} (gait controllers: {known})")
+    controllers[name].command({k: v for k, v in args.items() if k != "creature"})
+
+
+register_controller_kind("gait", make_gait_controller)
+register_command("gait", gait_command)
