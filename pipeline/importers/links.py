@@ -190,8 +190,13 @@ def creature_document(name: str, links: list[Link]) -> dict:
     """The corpus creature document (plain dict, SI units) for one tree of links."""
     axis_inertia = subtree_axis_inertia(links)
     root = links[0]
-    mode = {"free": "free", "fixed": "fixed"}.get(root.joint.type, "fixed")
     bodies = []
+    if root.joint.type not in ("free", "fixed"):
+        # a root hinged or sliding on the world: corpus welds a fixed root, so weld a
+        # massless anchor at the root's placement and joint the root to it
+        anchor = next(n for n in (f"{root.name}_anchor{k or ''}" for k in range(len(links) + 1))
+                      if n not in {ln.name for ln in links})
+        bodies.append({"name": anchor, "inertial": {"mass": 0}})
     for ln in links:
         body: dict = {"name": ln.name}
         if ln.parent is not None:
@@ -199,17 +204,20 @@ def creature_document(name: str, links: list[Link]) -> dict:
             ops = placement_ops(ln.frame)
             if ops:
                 body["at"] = ops
-        if not (ln is root and ln.joint.type in ("free", "fixed")):
+        elif bodies:
+            body["parent"] = bodies[0]["name"]
+        if ln.joint.type != "fixed":
             body["joint"] = _joint_dict(ln.joint, axis_inertia.get(ln.name))
         if ln.geoms:
             first, *rest = ln.geoms
-            body.update(_geom_dict(first))
-            body.pop("name", None)
+            own = _geom_dict(first)
+            own.pop("name", None)  # the body's own shape is named by the body
+            body.update(own)
             if rest:
                 body["parts"] = [_geom_dict(g) for g in rest]
         body["inertial"] = _inertial_dict(ln)
         bodies.append(body)
-    doc: dict = {"creature": name, "root": {"mode": mode}}
+    doc: dict = {"creature": name, "root": {"mode": "free" if root.joint.type == "free" else "fixed"}}
     root_ops = placement_ops(root.frame)
     if root_ops:  # the root's placement in the world; a scene's `at` replaces it
         doc["at"] = root_ops

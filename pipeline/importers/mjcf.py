@@ -141,6 +141,7 @@ class MjcfImporter:
         self.used_names: set[str] = set()
         self.gravity = None
         self.timestep = None
+        self.disabled: set[str] = set()  # <option><flag ...="disable"> names
 
     # ---------------------------------------------------------------- top level
     def run(self, drop_unsupported: bool) -> ImportResult:
@@ -156,7 +157,12 @@ class MjcfImporter:
             elif el.tag in CONTACT_ONLY:
                 self.log.note(el, "MuJoCo contact pairs/exclusions: corpus contact uses the "
                                   "environment's material instead")
-            elif el.tag in ("tendon", "equality", "deformable"):
+            elif el.tag == "tendon":
+                for t in el.children:
+                    self._tendon(t)
+            elif el.tag == "equality" and {"constraint", "equality"} & self.disabled:
+                self.log.note(el, "equality constraints are disabled in <option>: skipped")
+            elif el.tag in ("equality", "deformable"):
                 self.log.unsupported_feature(el, f"<{el.tag}> has no corpus counterpart")
             else:
                 self.log.unsupported_feature(el, f"unknown element <{el.tag}>")
@@ -202,8 +208,28 @@ class MjcfImporter:
                                              medium)
         for flag in el.findall("flag"):
             for key, value in flag.attrib.items():
-                if value == "disable" and key in ("gravity", "passive"):
-                    self.log.unsupported_feature(flag, f"disabling {key} is not supported", key)
+                if value != "disable":
+                    continue
+                self.disabled.add(key)
+                if key == "gravity":
+                    self.gravity = (0.0, 0.0, 0.0)
+                elif key in ("passive", "spring", "damper"):
+                    self.log.unsupported_feature(flag, f"disabling {key} forces is not supported",
+                                                 key)
+
+    def _tendon(self, el: Element) -> None:
+        a = self.defaults.attrs(el, "main")
+        forces = [k for k in ("stiffness", "damping", "frictionloss") if float(a.get(k, "0")) != 0]
+        limited = a.get("limited", "auto")
+        if (limited == "true" or (limited == "auto" and "range" in a)) and not (
+                {"constraint", "limit"} & self.disabled):
+            forces.append("range")
+        if forces:
+            self.log.unsupported_feature(el, f"tendon {', '.join(forces)} has no corpus "
+                                             "counterpart")
+        else:
+            self.log.note(el, "a tendon without its own forces is skipped (actuators on it are "
+                              "reported separately)")
 
     def _assets(self, el: Element) -> None:
         for a in el.children:
@@ -353,7 +379,9 @@ class MjcfImporter:
                                          "stiffness")
         limited = a.get("limited", "auto")
         has_range = "range" in a
-        if limited == "true" or (limited == "auto" and self.compiler.autolimits and has_range):
+        limits_off = {"constraint", "limit"} & self.disabled
+        if not limits_off and (limited == "true" or (limited == "auto" and self.compiler.autolimits
+                                                      and has_range)):
             lo, hi = floats(a.get("range", "0 0"), 2, el, "range")
             if mj_type in ("hinge", "slide"):
                 j.range = (conv(lo) - ref, conv(hi) - ref)
@@ -361,7 +389,7 @@ class MjcfImporter:
             else:
                 self.log.unsupported_feature(el, f"a limited {mj_type} joint (cone limit) is not "
                                                  "supported", "range")
-        if float(a.get("frictionloss", "0")) != 0.0:
+        if float(a.get("frictionloss", "0")) != 0.0 and not {"constraint", "frictionloss"} & self.disabled:
             self.log.unsupported_feature(el, "dry joint friction (frictionloss) is not supported",
                                          "frictionloss")
         if "springdamper" in a:
@@ -392,7 +420,8 @@ class MjcfImporter:
         material = a.get("material")
         if rgba is None:
             rgba = self.materials.get(material, (0.5, 0.5, 0.5, 1.0))
-        colliding = not (a.get("contype", "1") == "0" and a.get("conaffinity", "1") == "0")
+        colliding = not (a.get("contype", "1") == "0" and a.get("conaffinity", "1") == "0"
+                         or {"contact", "constraint"} & self.disabled)
         name = corpus_name(a["name"]) if "name" in a else ""
         density = float(a.get("density", "1000"))
         mass = float(a["mass"]) if "mass" in a else None
