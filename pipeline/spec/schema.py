@@ -1,0 +1,234 @@
+"""JSON Schema validation of marked documents, with errors a person can act on.
+
+Every schema in `schemas/` is registered under its `$id`; a document is validated against
+the schema its top-level key names. Each jsonschema error becomes one located `Problem`:
+
+* unknown keys point at the key and suggest the closest known one ("did you mean ...?");
+* `anyOf`/`oneOf` failures report the branch the value matches best, or — when no branch
+  fits at all — the schema's own `x-expected` sentence instead of a wall of sub-errors.
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from pathlib import Path
+
+import jsonschema
+import referencing
+from referencing.jsonschema import DRAFT202012
+
+from pipeline.errors import Problem
+from pipeline.spec.loader import MDict, Mark, format_path, mark_at
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+SCHEMA_BASE = "https://corpus-pipeline.dev/schemas/"
+# Order matters: a scene names its environment, so `scene` is looked for first.
+DOCUMENT_KINDS = ("scene", "creature", "environment", "controller")
+
+
+@functools.cache
+def schema_documents() -> dict[str, dict]:
+    """Every schema file by its stem ("creature", "defs", ...)."""
+    out = {}
+    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
+        out[path.name.removesuffix(".schema.json")] = json.loads(path.read_text("utf-8"))
+    return out
+
+
+@functools.cache
+def registry() -> referencing.Registry:
+    resources = [(doc["$id"], DRAFT202012.create_resource(doc)) for doc in schema_documents().values()]
+    return referencing.Registry().with_resources(resources)
+
+
+@functools.cache
+def validator(kind: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema_documents()[kind], registry=registry())
+
+
+def is_valid(value, schema: dict, resolver) -> bool:
+    """Whether `value` matches a sub-schema reached through `resolver` (keeps its base URI)."""
+    return jsonschema.Draft202012Validator(schema, registry=registry(), _resolver=resolver).is_valid(value)
+
+
+def schema_resolver(name: str):
+    """A resolver positioned at the schema file `name` ("environment", "outputs", ...)."""
+    return registry().resolver(base_uri=schema_documents()[name]["$id"])
+
+
+def to_si(doc, name: str, pointer: str = ""):
+    """A plain copy of a valid document of schema `name` (or of the part of that schema at
+    the JSON `pointer`, e.g. "/properties/simulation") with all quantities in SI."""
+    from pipeline.spec.units import to_si_document
+
+    resolved = schema_resolver(name).lookup(f"{schema_documents()[name]['$id']}#{pointer}")
+    return to_si_document(doc, resolved.contents, resolved.resolver)
+
+
+def kinds_present() -> tuple[str, ...]:
+    return tuple(k for k in DOCUMENT_KINDS if k in schema_documents())
+
+
+def document_kind(doc) -> str | None:
+    """The kind a document declares by its top-level key, or None."""
+    if isinstance(doc, dict):
+        for kind in kinds_present():
+            if kind in doc:
+                return kind
+    return None
+
+
+def kind_problem(doc: MDict) -> Problem:
+    known = ", ".join(f"`{k}:`" for k in kinds_present())
+    message = f"cannot tell what this document is: it needs one of the top-level keys {known}"
+    for key in doc:
+        close = difflib.get_close_matches(str(key), kinds_present(), n=1, cutoff=0.6)
+        if close:
+            return doc.key_mark(key).problem(f"{message} (did you mean '{close[0]}'?)", str(key))
+    return doc.mark.problem(message)
+
+
+def validate(doc, kind: str) -> list[Problem]:
+    """All schema problems of `doc` as the document `kind`, in file order."""
+    problems: list[Problem] = []
+    for error in validator(kind).iter_errors(doc):
+        problems.extend(_explain(error, doc))
+    return _unique_sorted(problems)
+
+
+def validate_fragment(doc, schema_ref: str) -> list[Problem]:
+    """Validate against one definition, e.g. "creature.schema.json" or "defs.schema.json#/$defs/shape"."""
+    v = jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + schema_ref}, registry=registry())
+    problems: list[Problem] = []
+    for error in v.iter_errors(doc):
+        problems.extend(_explain(error, doc))
+    return _unique_sorted(problems)
+
+
+def _unique_sorted(problems: list[Problem]) -> list[Problem]:
+    seen, out = set(), []
+    for p in problems:
+        key = (p.file, p.line, p.col, p.path, p.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return sorted(out, key=lambda p: (p.file or "", p.line or 0, p.col or 0))
+
+
+def describe(value) -> str:
+    """A short description of a value for messages: its type and, if short, the value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}" if len(value) <= 40 else "a string"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+_TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
+               "integer": "an integer", "boolean": "true or false", "null": "null"}
+# Errors at the value itself (not below it) that mean "this branch is the wrong kind of thing".
+_SHAPE_VALIDATORS = {"type": 100, "required": 10, "const": 10, "enum": 5, "pattern": 1, "not": 10,
+                     "minProperties": 3, "maxProperties": 3, "additionalProperties": 1}
+
+
+def _located(error, doc, message: str, extra_key=None) -> Problem:
+    path = list(error.absolute_path)
+    if extra_key is not None:
+        mark = doc_key_mark(doc, path, extra_key)
+        path.append(extra_key)
+    else:
+        mark = mark_at(doc, path)
+    return mark.problem(message, format_path(path))
+
+
+def doc_key_mark(doc, path, key) -> Mark:
+    node = doc
+    for k in path:
+        node = node[k]
+    return node.key_mark(key) if isinstance(node, MDict) else mark_at(doc, path)
+
+
+def _explain(error, doc, expected: str | None = None) -> list[Problem]:
+    v = error.validator
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    expected = schema.get("x-expected", expected)
+    if v in ("anyOf", "oneOf"):
+        return _explain_branches(error, doc, expected)
+    if v == "additionalProperties":
+        known = list(schema.get("properties", {}))
+        out = []
+        for key in error.instance:
+            if key in known:
+                continue
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; expected one of: {', '.join(known)}"
+            out.append(_located(error, doc, f"unknown key '{key}'{hint}", extra_key=key))
+        return out
+    if v == "required":
+        missing = [k for k in error.validator_value if k not in error.instance]
+        return [_located(error, doc, "missing required key " + ", ".join(f"'{k}'" for k in missing))]
+    if v == "type":
+        if expected:
+            return [_located(error, doc, f"expected {expected}, got {describe(error.instance)}")]
+        want = error.validator_value
+        want = [want] if isinstance(want, str) else want
+        words = " or ".join(_TYPE_WORDS.get(t, t) for t in want)
+        return [_located(error, doc, f"expected {words}, got {describe(error.instance)}")]
+    if v == "enum":
+        options = [str(o) for o in error.validator_value]
+        close = difflib.get_close_matches(str(error.instance), options, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return [_located(error, doc, f"{describe(error.instance)} is not one of: {', '.join(options)}{hint}")]
+    if v in ("pattern", "maxProperties", "minProperties", "not") and expected:
+        return [_located(error, doc, f"expected {expected}, got {describe(error.instance)}")]
+    if v in ("minItems", "maxItems"):
+        lo, hi = schema.get("minItems"), schema.get("maxItems")
+        count = "exactly" if lo == hi else ("at least" if v == "minItems" else "at most")
+        n = error.validator_value
+        return [_located(error, doc, f"expected {count} {n} item{'s' if n != 1 else ''}, got {len(error.instance)}")]
+    if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[v]
+        return [_located(error, doc, f"must be {op} {error.validator_value}, got {error.instance!r}")]
+    if v == "pattern":
+        return [_located(error, doc, f"{describe(error.instance)} has the wrong form")]
+    return [_located(error, doc, error.message)]
+
+
+def _branch_score(errors, depth: int) -> float:
+    """How badly a branch fails: errors at the value itself count by kind, deeper ones a little."""
+    score = 0.0
+    for e in errors:
+        if len(e.absolute_path) == depth:
+            score += _SHAPE_VALIDATORS.get(e.validator, 1)
+        else:
+            score += 0.01
+    return score
+
+
+def _explain_branches(error, doc, expected: str | None) -> list[Problem]:
+    depth = len(error.absolute_path)
+    branches: dict[int, list] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    if not branches:  # oneOf matched several branches
+        return [_located(error, doc, f"ambiguous: expected {expected}" if expected else error.message)]
+    scored = sorted((_branch_score(errs, depth), i) for i, errs in branches.items())
+    best_score, best = scored[0]
+    clear_winner = len(scored) == 1 or scored[1][0] > best_score
+    top_errors = [e for e in branches[best] if len(e.absolute_path) == depth]
+    wrong_type = any(e.validator == "type" for e in top_errors)
+    if expected and (not clear_winner or wrong_type):
+        return [_located(error, doc, f"expected {expected}, got {describe(error.instance)}")]
+    out = []
+    for sub in branches[best]:
+        out.extend(_explain(sub, doc, expected if len(sub.absolute_path) == depth else None))
+    return out
