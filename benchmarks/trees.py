@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from pipeline.spec.types import Body, Creature, Geom, Inertial, Joint, Pose
+from pipeline.spec.types import Body, Creature, Geom, Inertial, Joint, JointForces, Pose
 
 ALL_JOINTS = ("fixed", "revolute", "prismatic", "universal", "ball", "free")
 
@@ -43,10 +43,10 @@ def random_inertial(rng) -> Inertial:
 
 
 def random_creature(rng, n: int, joint_types=ALL_JOINTS, root: str = "free",
-                    name: str = "random") -> Creature:
+                    name: str = "random", armature: float = 0.0) -> Creature:
     """A random tree of n bodies: each body's parent is a random earlier body, joints drawn
-    from joint_types (the root's is `root`: free / fixed / a joint type), random
-    placements, axes and inertias."""
+    from joint_types (the root's is `root`: free / fixed / prescribed / a joint type),
+    random placements, axes and inertias, armature uniform in [0, armature)."""
     bodies = []
     for i in range(n):
         if i == 0:
@@ -64,7 +64,9 @@ def random_creature(rng, n: int, joint_types=ALL_JOINTS, root: str = "free",
             axes = (_unit(a1), _unit(a2))
         placement = Pose(pos=tuple(rng.uniform(-0.5, 0.5, size=3)), quat=random_quat(rng))
         bodies.append(Body(name=f"b{i}", parent=parent, placement=placement,
-                           joint=Joint(type=jt, axes=axes), inertial=random_inertial(rng)))
+                           joint=Joint(type=jt, axes=axes, forces=JointForces(
+                               armature=float(rng.uniform(0.0, armature)))),
+                           inertial=random_inertial(rng)))
     mode = root if root in ("free", "fixed", "prescribed") else "free"
     return Creature(name=name, bodies=_depth_first(bodies), root_mode=mode)
 
@@ -160,7 +162,7 @@ def humanoid_creature() -> Creature:
             (0.07, 0.07, 0.3), (0, 0, -0.15))
         add(f"lower_arm_{side}", f"upper_arm_{side}", (0, 0, -0.3), _rev((0, 1, 0)),
             (0.06, 0.06, 0.28), (0, 0, -0.14))
-    return Creature(name="humanoid", bodies=tuple(B), root_mode="free")
+    return Creature(name="humanoid", bodies=_depth_first(B), root_mode="free")
 
 
 # ----------------------------------------------------------------------------- Pinocchio

@@ -63,8 +63,15 @@ def aba(tree, gravity, q, qd, tau, fext, qdd, w):
 
     tree: TreeArrays; gravity (3,); q (nq,), qd/tau (nv,); fext (nb, 6) world axes or
     (0, 6); w: kinematics.Workspace of the same model. Allocates nothing."""
-    nb = tree.parent.shape[0]
     joint_pass(tree, q, qd, w, True)
+    aba_after_joint_pass(tree, gravity, tau, fext, qdd, w)
+
+
+@numba.njit(cache=True)
+def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
+    """Passes 2 and 3 of `aba` for a workspace on which `joint_pass(..., True)` has just
+    run (a step kernel that needed the poses and velocities first saves one pass)."""
+    nb = tree.parent.shape[0]
     body_bias_forces(tree, fext, w, w.pA)
     Ia = w.M6
     pa = w.x6
@@ -120,16 +127,6 @@ def aba(tree, gravity, q, qd, tau, fext, qdd, w):
         else:
             spd_inverse(D, n, Dinv, W)
         if p < 0:
-            continue
-        if n == 6:
-            # a 6-DOF joint transmits no inertia; what passes is the joint force S^-T tau
-            for k in range(6):
-                pa[k] = 0.0
-            for d in range(6):
-                s = w.S[va + d]
-                for k in range(6):
-                    pa[k] += s[k] * tau[va + d]
-            add_force_to_parent(w.E[i], w.r[i], pa, w.pA[p])
             continue
         # Wd = U D^-1 (6 x n, kept in W's columns), Ia = IA - Wd U^T, pa = pA + Ia c + Wd u
         for a in range(6):
