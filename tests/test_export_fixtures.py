@@ -8,23 +8,12 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from pipeline.physics.model import GeomArrays, Model, TreeArrays, JointForceArrays
+from pipeline.physics.model import GeomArrays, JointForceArrays, Model, TreeArrays
+from pipeline.recording import Recording
 
 SPEED = 0.05
 DURATION = 2.0
 RATE = 240
-
-
-class ArrayRecording:
-    """The Recording fields export reads (time, body_names, body_pos, body_quat, q, qd,
-    channels), held as plain arrays."""
-
-    def __init__(self, time, body_names, body_pos, body_quat, channels):
-        self.time, self.body_names = time, tuple(body_names)
-        self.body_pos, self.body_quat = body_pos, body_quat
-        self.q = np.concatenate([body_pos.reshape(len(time), -1)], axis=1)
-        self.qd = np.gradient(self.q, time, axis=0)
-        self.channels = channels
 
 
 def walker_model() -> Model:
@@ -60,7 +49,7 @@ def walker_model() -> Model:
                  body_tree=np.zeros(nb, np.int64), tree_names=("walker",), geom_meshes=meshes)
 
 
-def walker_recording() -> ArrayRecording:
+def walker_recording() -> Recording:
     t = np.arange(int(DURATION * RATE) + 1) / RATE
     torso = np.stack([SPEED * t, 0 * t, 0.04 + 0 * t], -1)
     pos = np.stack([torso, torso + [0, 0.02, -0.01], torso + [0, -0.02, -0.01]], 1)
@@ -72,7 +61,9 @@ def walker_recording() -> ArrayRecording:
         quat[:, b, 2] = np.sin(sign * swing / 2)
     gait = np.stack([(np.sin(2 * np.pi * 2 * t) > 0), (np.sin(2 * np.pi * 2 * t) <= 0)], 1)
     channels = {"leg_state": np.where(gait, 2.0, 0.0), "speed": SPEED + 0 * t}  # 2 = step
-    return ArrayRecording(t, ("torso", "leg_l", "leg_r"), pos, quat, channels)
+    q = np.concatenate([pos[:, 0], quat[:, 0], swing[:, None], -swing[:, None]], axis=1)
+    return Recording(t, ("torso", "leg_l", "leg_r"), pos, quat, q, np.gradient(q, t, axis=0),
+                     channels)
 
 
 FLAT = {"gravity": [0, 0, -9.8], "ground": {"type": "flat", "z": 0.0}}

@@ -29,7 +29,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     environment = getattr(scene, "environment", {}) or {}
     needs_poses = opts.glb or opts.meshes or opts.renders
     if needs_poses:
-        from pipeline.export.ground import checker_for
+        from pipeline.export.ground import checker_for, terrain_mesh
         from pipeline.export.meshes import body_parts, extent
         from pipeline.export.poses import pose_matrices
 
@@ -37,6 +37,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
                                    np.asarray(recording.body_quat, float), times)
         per_body, world = body_parts(model)
         size = extent(per_body, pose_matrices(pos[0], quat[0]))
+        terrain = terrain_mesh(model, environment)
     if opts.glb:
         from pipeline.export.ground import checker_mesh
         from pipeline.export.gltf import build_glb
@@ -44,7 +45,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
 
         floor = checker_for(environment, pos, size, opts.ground_tile, margin_sizes=2.0)
         data = build_glb(recording.body_names, per_body, world, times - times[0], pos, quat,
-                         ground=checker_mesh(floor) if floor else None, name=scene_name(scene))
+                         ground=checker_mesh(floor) if floor else terrain, name=scene_name(scene))
         atomic_write_bytes(out_dir / "animation.glb", data)
         written.append(out_dir / "animation.glb")
     if opts.meshes:
@@ -63,7 +64,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
         channels = channels_of(recording)
         renderer = FrameRenderer(
             per_body, world, checker_for(environment, pos, size, opts.ground_tile),
-            *opts.size, shadows=opts.shadows, antialias=opts.antialias,
+            *opts.size, terrain=terrain, shadows=opts.shadows, antialias=opts.antialias,
             show_time=opts.show_time, gait=gait_overlay(channels, opts, time),
             gait_window=opts.gait_window)
         try:

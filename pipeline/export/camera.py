@@ -71,7 +71,10 @@ def camera_path(cam: dict, model, times, pos, quat, fps: float, size: float) -> 
     if mode == "fixed":
         focus = np.tile(cam.get("look_at") or target.mean(axis=0), (n, 1)).astype(float)
     else:
+        # track the target over the ground but hold the height, so a fall or a hop reads
+        # as motion against the floor instead of the floor jumping about
         focus = smooth(target, fps, float(cam.get("smoothing", 0.5)))
+        focus[:, 2] = np.median(target[:, 2])
     azimuth = float(cam.get("azimuth", -70.0)) + (
         float(cam.get("orbit_speed", 30.0)) * (np.asarray(times) - times[0]) if mode == "orbit" else 0.0)
     offset = distance * direction(azimuth, float(cam.get("elevation", 25.0)))

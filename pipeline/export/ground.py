@@ -38,6 +38,27 @@ def ground_height(environment: dict) -> float | None:
     return float(ground.get("z", 0.0))
 
 
+def terrain_mesh(model, environment: dict):
+    """The compiled terrain grid as (vertices, faces, per-vertex RGB) with each grid cell
+    one checker tile, or None on flat ground. Cells split along the diagonal from
+    (i+1, j) to (i, j+1), as the contact kernels do (pipeline/physics/contact/surface.py)."""
+    contact = getattr(model, "contact", None)
+    if contact is None or np.asarray(contact.grid_h).shape == (1, 1):
+        return None
+    x0, y0, dx, dy = (float(v) for v in contact.grid_geom)
+    h = np.asarray(contact.grid_h, float) + float(((environment or {}).get("ground") or {}).get("z", 0.0))
+    ny, nx = h.shape
+    j, i = np.meshgrid(np.arange(ny - 1), np.arange(nx - 1), indexing="ij")
+    i, j = i.ravel(), j.ravel()
+    corner = lambda di, dj: np.stack([x0 + (i + di) * dx, y0 + (j + dj) * dy, h[j + dj, i + di]], -1)
+    # every cell gets its own six vertices so the two tile colours stay sharp
+    tri = np.stack([corner(0, 0), corner(1, 0), corner(0, 1),
+                    corner(1, 0), corner(1, 1), corner(0, 1)], 1).reshape(-1, 3)
+    faces = np.arange(len(tri)).reshape(-1, 3)
+    rgb = np.repeat(np.asarray((LIGHT_TILE, DARK_TILE))[(i + j) % 2], 6, axis=0)
+    return tri, faces, rgb
+
+
 def checker_for(environment: dict, body_pos: np.ndarray, size: float,
                 tile: float | None = None, margin_sizes: float = 12.0) -> Checker | None:
     """The checker floor for a flat-ground environment, sized to the recorded motion."""

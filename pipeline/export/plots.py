@@ -33,9 +33,11 @@ def _save(plt, fig, path: Path) -> Path:
 
 
 def channels_of(recording) -> dict[str, np.ndarray]:
-    """Recorded channels by name without the `ch_` prefix."""
-    return {(k[3:] if k.startswith("ch_") else k): np.asarray(v)
-            for k, v in (getattr(recording, "channels", None) or {}).items()}
+    """Numeric recorded channels by name without the `ch_` prefix (text channels, such as
+    a controller's state names, have nothing to plot)."""
+    chans = {(k[3:] if k.startswith("ch_") else k): np.asarray(v)
+             for k, v in (getattr(recording, "channels", None) or {}).items()}
+    return {k: v for k, v in chans.items() if v.dtype.kind in "biuf"}
 
 
 def gait_diagram(time, legs, steps, path: Path) -> Path:
@@ -88,8 +90,9 @@ def com_speed_plot(time, speed, path: Path) -> Path:
 
 
 def contact_plot(time, forces, body_names, path: Path) -> Path | None:
-    """Magnitude of the contact force on each body that ever touches."""
-    f = np.asarray(forces, float).reshape(len(time), len(body_names), -1)
+    """Magnitude of the contact force on each body that ever touches. The contact stage
+    records (T, nb, 6) wrenches [torque; force]: the force is the last three."""
+    f = np.asarray(forces, float).reshape(len(time), len(body_names), -1)[..., -3:]
     mag = np.linalg.norm(f, axis=2)
     touching = np.flatnonzero(mag.max(axis=0) > 0)
     plt, (fig, ax) = _figure()

@@ -78,10 +78,9 @@ class FrameRenderer:
             floor.active_texture_coordinates = _tcoords(floor.points, checker)
             p.add_mesh(floor, texture=texture, ambient=0.35, diffuse=0.65, specular=0.0)
         if terrain is not None:
-            tv, tf, tlo, tile = terrain
-            mesh = _poly(tv, tf).compute_normals(cell_normals=False, split_vertices=False)
-            mesh.active_texture_coordinates = (mesh.points[:, :2] - np.asarray(tlo)) / (2 * tile)
-            p.add_mesh(mesh, texture=texture, ambient=0.35, diffuse=0.65, specular=0.0)
+            tv, tf, trgb = terrain
+            mesh = _poly(tv, tf, rgba=trgb).compute_normals(cell_normals=False, split_vertices=False)
+            p.add_mesh(mesh, scalars="rgb", rgb=True, ambient=0.35, diffuse=0.65, specular=0.0)
         if world_parts:
             v, n, f, c = merged(world_parts)
             p.add_mesh(_poly(v, f, n, c),

@@ -1,0 +1,102 @@
+"""`corpus render RUN_DIR|SCENE`: export again from a saved trajectory, never simulating.
+
+A run directory holds scene.json (the canonical expanded scene) and trajectory.npz; the
+Model is rebuilt from the scene (compile only) so the meshes and masses match the run.
+Given a scene file instead, its default run directory (outputs/<scene>/) is used.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pipeline.errors import CorpusError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "render", help="re-export a finished run (frames, video, glTF, plots) without simulating",
+        description="Rebuild the model from RUN_DIR/scene.json, read RUN_DIR/trajectory.npz and "
+                    "export what the scene's outputs block and the flags ask for.")
+    p.add_argument("run", metavar="RUN_DIR|SCENE", help="a run directory, or a scene whose "
+                   "default run directory (outputs/<scene>/) exists")
+    p.add_argument("--out", help="write the exports here (default: the run directory)")
+    p.add_argument("--frames", action="store_true", help="also write the PNG frame sequence")
+    p.add_argument("--video", help="video formats, comma separated: mp4,gif")
+    p.add_argument("--glb", action="store_true", help="also write animation.glb")
+    p.add_argument("--meshes", choices=("obj", "ply", "stl"), help="also write per-frame meshes")
+    p.add_argument("--plots", action="store_true", help="also write the plots")
+    p.add_argument("--camera", choices=("fixed", "follow", "orbit"), help="camera mode")
+    p.add_argument("--no-frames", action="store_true",
+                   help="skip PNG frames and video (meshes, data and plots still export)")
+    p.add_argument("--fps", type=float, help="output frame rate")
+    p.add_argument("--size", help="frame size WIDTHxHEIGHT")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=main)
+
+
+def run_directory(target: str) -> Path:
+    path = Path(target)
+    if path.is_dir():
+        return path
+    if path.is_file():
+        import pipeline
+        from pipeline.run import default_out_dir
+
+        return default_out_dir(pipeline.load(path))
+    raise CorpusError(f"{target}: no such run directory or scene file")
+
+
+def render_options(scene_outputs: dict, args) -> dict:
+    """The scene's outputs block, then the flags that add exports, then the shared run flags."""
+    from pipeline.run import export_flags
+
+    options = dict(scene_outputs or {})
+    if args.frames:
+        options["frames"] = True
+    if args.video:
+        options["video"] = [v.strip() for v in args.video.split(",") if v.strip()]
+    for flag in ("glb", "plots"):
+        if getattr(args, flag):
+            options[flag] = True
+    if args.meshes:
+        options["meshes"] = args.meshes
+    if args.camera:
+        options["camera"] = {**(options.get("camera") or {}), "mode": args.camera}
+    return {**options, **export_flags(args), "quiet": bool(args.quiet)}
+
+
+def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
+    import pipeline
+    from pipeline.compile.build import build_model
+    from pipeline.export import export_run
+    from pipeline.recording import Recording
+
+    scene_file, trajectory = run_dir / "scene.json", run_dir / "trajectory.npz"
+    for needed in (scene_file, trajectory):
+        if not needed.is_file():
+            raise CorpusError(f"{needed}: missing; `corpus render` needs a finished run "
+                              "directory (make one with `corpus run SCENE`)")
+    try:
+        document = json.loads(scene_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorpusError(f"{scene_file}: cannot read the saved scene: {exc}") from None
+    scene = pipeline.load(document)
+    model = build_model(scene)
+    recording = Recording.load(trajectory)
+    if tuple(recording.body_names) != tuple(model.body_names):
+        raise CorpusError(f"{trajectory}: its bodies ({len(recording.body_names)}) do not match "
+                          f"the model built from scene.json ({model.nbody}); re-run the scene")
+    return export_run(recording, model, scene, out_dir, render_options(scene.outputs, args))
+
+
+def main(args) -> int:
+    run_dir = run_directory(args.run)
+    written = render_run(run_dir, Path(args.out) if args.out else run_dir, args)
+    if not args.quiet:
+        print(f"rendered {run_dir}: {len(written)} files", file=sys.stderr)
+        for path in written[:20]:
+            print(f"  {path}", file=sys.stderr)
+        if len(written) > 20:
+            print(f"  ... and {len(written) - 20} more", file=sys.stderr)
+    return 0
