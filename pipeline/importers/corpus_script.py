@@ -24,6 +24,7 @@ import numpy as np
 from pipeline.control.gait_schedule import LEGS
 from pipeline.errors import CorpusError, Problem
 from pipeline.importers.frames import Frame, number, placement_ops, vector
+from pipeline.spec.transforms import axis_angle_matrix
 
 # instance files understood as the unit cube centred on the origin (thesis: `unit_cubeb` is a
 # beveled cube of size 1; its bevel is not modelled, as in the digest's box reckoning)
@@ -262,7 +263,7 @@ class _Converter:
         if not np.linalg.norm(axis) > 0:
             raise self.fail("rotation axis is zero")
         op = np.eye(4)
-        op[:3, :3] = _axis_angle(axis / np.linalg.norm(axis), math.radians(degrees))
+        op[:3, :3] = axis_angle_matrix(axis, math.radians(degrees))
         self.apply(self.obj(name), op)
 
     def apply(self, o: _Object, op: np.ndarray) -> None:
@@ -592,12 +593,6 @@ class _Converter:
 def _words(line: str) -> list[str]:
     """Tokens of one line without its `#` comment."""
     return line.split("#", 1)[0].split()
-
-
-def _axis_angle(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rotation matrix for a unit axis and an angle in radians (Rodrigues)."""
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
 
 
 def convert_corpus_script(path) -> ConvertedScript:
