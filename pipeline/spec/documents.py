@@ -7,8 +7,6 @@ with the author's units, and still carrying the marks of where each value was wr
 from __future__ import annotations
 
 import copy
-from pathlib import Path
-
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec.expand import expand_bodies
 from pipeline.spec.includes import PACKAGE_ROOT, Includes, merge
@@ -16,6 +14,7 @@ from pipeline.spec.loader import MDict, MList
 from pipeline.spec.schema import document_kind, kind_problem, validate
 
 DEFAULT_ENVIRONMENT = PACKAGE_ROOT / "environments" / "flat.yaml"
+CREATURE_KINDS = ("creature", "particles")
 
 
 def _raise_if(problems: list[Problem]) -> None:
@@ -50,14 +49,16 @@ def expand_document(doc: MDict, kind: str, inc: Includes) -> MDict:
     return doc
 
 
-def include(value: str, mark, path: str, kind: str, inc: Includes, overrides: MDict | None = None) -> MDict:
-    """Read, check and expand an included document of `kind`, then apply `with:` overrides."""
+def include(value: str, mark, path: str, kinds: str | tuple[str, ...], inc: Includes,
+            overrides: MDict | None = None) -> MDict:
+    """Read, check and expand an included document of one of `kinds`, then apply `with:`."""
+    kinds = (kinds,) if isinstance(kinds, str) else kinds
     doc, _target = inc.read(value, mark, path)
     try:
-        found = document_kind(doc)
-        if found != kind:
-            what = f"a {found} file" if found else "not a corpus document"
-            raise CorpusError(mark.problem(f"'{value}' is {what}; expected a {kind} file", path))
+        kind = document_kind(doc)
+        if kind not in kinds:
+            what = f"a {kind} file" if kind else "not a corpus document"
+            raise CorpusError(mark.problem(f"'{value}' is {what}; expected a {' or '.join(kinds)} file", path))
         doc = expand_document(doc, kind, inc)
     finally:
         inc.chain.pop()
@@ -108,11 +109,19 @@ def expand_scene(doc: MDict, inc: Includes) -> MDict:
 
 
 def _creature_item(item: MDict, path: str, inc: Includes) -> MDict:
-    if "creature" in item:
-        return expand_document(item, "creature", inc)
-    doc = include(item["use"], item.value_mark("use"), f"{path}.use", "creature", inc, item.get("with"))
+    """A creature entry of a scene, inlined. Particle creatures (`particles:` documents,
+    owned by pipeline.particles) are included and validated the same way."""
+    if "use" not in item:
+        return expand_document(item, document_kind(item) or "creature", inc)
+    doc = include(item["use"], item.value_mark("use"), f"{path}.use", CREATURE_KINDS, inc, item.get("with"))
+    if document_kind(doc) == "particles":
+        # the particle schema has no `at`/`velocity`, so the entry stays an include
+        entry = copy.deepcopy(item)
+        entry["use"] = str(inc.locate(item["use"], item.value_mark("use"), f"{path}.use"))
+        return entry
     if "name" in item:
-        doc.set("creature", item["name"], item.key_mark("name"), item.value_mark("name"))
+        name_key = document_kind(doc)
+        doc.set(name_key, item["name"], item.key_mark("name"), item.value_mark("name"))
     for key in ("at", "velocity"):
         if key in item:
             doc.set(key, copy.deepcopy(item[key]), item.key_mark(key), item.value_mark(key))
@@ -155,7 +164,3 @@ def wrap_creature(creature_doc: MDict) -> MDict:
     creatures.add(creature_doc, creature_doc.mark)
     scene.set("creatures", creatures, creature_doc.mark, creature_doc.mark)
     return scene
-
-
-def is_bundled(path: Path) -> bool:
-    return PACKAGE_ROOT in path.resolve().parents

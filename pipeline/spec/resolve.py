@@ -13,7 +13,7 @@ import numpy as np
 
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec import checks
-from pipeline.spec.documents import check_kind, expand_document, expand_scene, wrap_creature
+from pipeline.spec.documents import check_kind, expand_document, expand_scene, include, wrap_creature
 from pipeline.spec.includes import Includes, project_root
 from pipeline.spec.loader import NOWHERE, MDict, Mark, from_plain, read_file
 from pipeline.spec.schema import to_si
@@ -43,7 +43,7 @@ def load(source, *, allow_outside: bool = False, base_dir: str | os.PathLike | N
         scene = _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc)
         return scene.creatures[0]
     if kind == "scene":
-        return _build_scene(expand_scene(doc, inc), inc)
+        return _scene_or_particles(source, expand_scene(doc, inc), inc)
     raise CorpusError(doc.mark.problem(
         f"a {kind} document is part of a scene; `pipeline.load` takes a scene or a creature "
         "(use `corpus validate` to check this file on its own)"))
@@ -54,12 +54,22 @@ def load_scene(source, *, allow_outside: bool = False, base_dir=None) -> Scene:
     doc, inc = _open(source, allow_outside, base_dir)
     if check_kind(doc) == "creature":
         doc = wrap_creature(expand_document(doc, "creature", inc))
-    return _build_scene(expand_scene(check_scene(doc), inc), inc)
-
-
-def check_scene(doc: MDict) -> MDict:
     check_kind(doc, "scene")
-    return doc
+    return _scene_or_particles(source, expand_scene(doc, inc), inc)
+
+
+def _scene_or_particles(source, doc: MDict, inc: Includes):
+    """A Scene, or — when its creatures are `particles:` documents — the particle stage's
+    ParticleScene (pipeline.particles.spec.load_particle_scene)."""
+    scene = _build_scene(doc, inc)
+    if not has_particles(doc):
+        return scene
+    if scene.creatures or not isinstance(source, (str, os.PathLike)):
+        raise CorpusError(doc.mark.problem(
+            "a scene with particle creatures must come from a file and hold only particle creatures"))
+    from pipeline.particles.spec import load_particle_scene
+
+    return load_particle_scene(source)
 
 
 def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> str:
@@ -131,6 +141,9 @@ def _build_scene(doc: MDict, inc: Includes) -> Scene:
     problems: list[Problem] = []
     creatures = []
     for i, cdoc in enumerate(doc.get("creatures", ())):
+        if "use" in cdoc:  # a particle creature: checked by its own stage, not a Creature
+            _check_particles(cdoc, f"creatures[{i}]", inc, problems)
+            continue
         creature = _creature(cdoc, f"creatures[{i}]", problems)
         if creature is not None:
             creatures.append(creature)
@@ -152,6 +165,22 @@ def _build_scene(doc: MDict, inc: Includes) -> Scene:
         name=doc["scene"], creatures=tuple(creatures), environment=to_si(env_doc, "environment"),
         controllers=controllers, timeline=timeline, simulation=simulation, outputs=outputs,
         source=_plain(doc), files=tuple(inc.files), where=_where(doc.mark, ""))
+
+
+def _check_particles(entry: MDict, path: str, inc: Includes, problems: list[Problem]) -> None:
+    from pipeline.particles.spec import resolve_particles
+
+    doc = include(entry["use"], entry.value_mark("use"), f"{path}.use", "particles", inc, entry.get("with"))
+    mark = entry.mark
+    try:
+        resolve_particles(doc, _where(mark, path), name=entry.get("name"), at=to_si(entry, "scene",
+                          "/$defs/creature_item").get("at"), velocity=entry.get("velocity"))
+    except CorpusError as exc:
+        problems.extend(exc.problems)
+
+
+def has_particles(scene_doc: MDict) -> bool:
+    return any("use" in c for c in scene_doc.get("creatures", ()))
 
 
 def _unique_creature_names(doc, creatures, problems) -> None:
@@ -247,9 +276,11 @@ def _body(body: MDict, si: dict, creature_si: dict, creature_doc: MDict, mode: s
         problems.append(joint_doc.value_mark("type").problem(
             f"the root of a creature with root mode '{mode}' needs a free joint, not {jtype}; "
             "set `root: {mode: fixed}` to hinge it to the world", f"{path}.joint.type"))
-    if is_root and mode == "fixed" and jtype == "free":
+    if is_root and mode == "fixed" and jtype != "fixed":
         problems.append(joint_doc.value_mark("type").problem(
-            "a free joint contradicts `root: {mode: fixed}`", f"{path}.joint.type"))
+            f"`root: {{mode: fixed}}` welds the root to the world, so its joint cannot be {jtype}; "
+            "to hinge it, make a fixed base body the root and the hinged body its child",
+            f"{path}.joint.type"))
     at_ops = list(si.get("at", []))
     if is_root:
         at_ops += creature_si.get("at", [])

@@ -23,8 +23,10 @@ from pipeline.spec.loader import MDict, Mark, format_path, mark_at
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 SCHEMA_BASE = "https://corpus-pipeline.dev/schemas/"
-# Order matters: a scene names its environment, so `scene` is looked for first.
-DOCUMENT_KINDS = ("scene", "creature", "environment", "controller")
+# When several kind keys appear (a controller names its `creature`, a scene its
+# `environment`), the first in this order wins; schemas of other stages whose document
+# requires its own stem as a key (`particles:`, `evolution:`) are kinds too.
+KIND_PRIORITY = ("scene", "evolution", "sweep", "particles", "controller", "creature", "environment")
 
 
 @functools.cache
@@ -66,15 +68,19 @@ def to_si(doc, name: str, pointer: str = ""):
     return to_si_document(doc, resolved.contents, resolved.resolver)
 
 
+@functools.cache
 def kinds_present() -> tuple[str, ...]:
-    return tuple(k for k in DOCUMENT_KINDS if k in schema_documents())
+    """Document kinds: schema files whose documents require a key named like the schema."""
+    docs = schema_documents()
+    kinds = [k for k, d in docs.items() if k in d.get("required", ())]
+    return tuple(sorted(kinds, key=lambda k: (KIND_PRIORITY.index(k) if k in KIND_PRIORITY else 1.5, k)))
 
 
 def document_kind(doc) -> str | None:
-    """The kind a document declares by its top-level key, or None."""
+    """The kind a document declares by a top-level key holding its name, or None."""
     if isinstance(doc, dict):
         for kind in kinds_present():
-            if kind in doc:
+            if isinstance(doc.get(kind), str):
                 return kind
     return None
 

@@ -1,0 +1,71 @@
+"""`corpus`: argument parsing and dispatch only.
+
+Each subcommand lives in its own stage as `add_parser(sub)` (which calls
+`set_defaults(func=main)`) and `main(args) -> int`. A stage registers its subcommand with
+one line in COMMANDS; only the module of the command being run is imported, so
+`corpus validate` never pays for numba or rendering imports.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from pipeline import __version__
+from pipeline.errors import CorpusError
+
+# name -> (module with add_parser/main, one-line help shown by `corpus --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("pipeline.spec.cli_validate", "check YAML files (or folders) and report every problem"),
+    "info": ("pipeline.spec.cli_info", "bodies, joints, DOF and mass of a creature or scene"),
+    "run": ("pipeline.run", "simulate a scene and export what it asks for"),
+    "batch": ("pipeline.batch.runner", "run many scenes and parameter sweeps (cached, resumable; local or Dask)"),
+    "convert": ("pipeline.importers.cli", "convert a MuJoCo MJCF, URDF or corpus script into corpus YAML"),
+}
+
+
+def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="corpus",
+        description="A declarative pipeline for physically simulated creatures: YAML in; "
+                    "simulation, meshes, frames and video out.")
+    parser.add_argument("--version", action="version", version=f"corpus {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        if name == selected:
+            importlib.import_module(module).add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def print_problems(error: CorpusError) -> None:
+    for problem in error.problems:
+        print(f"error: {problem}" if not problem.file else str(problem), file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    selected = next((a for a in argv if not a.startswith("-")), None)
+    try:
+        parser = build_parser(selected if selected in COMMANDS else None)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return int(args.func(args) or 0)
+    except CorpusError as error:
+        print_problems(error)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`corpus info x.yaml | head`): silence the flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
