@@ -1,0 +1,59 @@
+"""`corpus render`: a finished run directory is exported again from its trajectory.npz and
+scene.json alone (no simulation), with the scene's outputs block and the CLI flags."""
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline.errors import CorpusError
+from pipeline.export.cli import add_parser, render_run
+from pipeline.recording import Recording
+from test_export_gltf import accessor, read_glb
+
+SCENE = "scenes/box_drop.yaml"
+
+
+def parse(*argv):
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    return parser.parse_args(["render", *argv])
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A run directory as `corpus run` leaves it: scene.json and a trajectory (here the
+    box in free fall from 0.5 m, spinning about z, sampled at 240 Hz for 0.5 s)."""
+    out = tmp_path_factory.mktemp("box_drop")
+    scene = pipeline.load(SCENE)
+    (out / "scene.json").write_text(json.dumps(scene.source))
+    t = np.arange(121) / 240
+    pos = np.stack([0 * t, 0 * t, 0.5 - 9.8 * t * t / 2], -1)[:, None]
+    quat = np.stack([np.cos(t), 0 * t, 0 * t, np.sin(t)], -1)[:, None]
+    q = np.concatenate([pos[:, 0], quat[:, 0]], 1)
+    Recording(t, ("box",), pos, quat, q, np.zeros((len(t), 6))).save(out / "trajectory.npz")
+    return out
+
+
+def test_render_exports_from_the_saved_trajectory(run_dir, tmp_path):
+    args = parse(str(run_dir), "--out", str(tmp_path), "--glb", "--no-frames", "--fps", "20",
+                 "--quiet")
+    written = render_run(run_dir, tmp_path, args)
+    # the scene asks for video and plots; --no-frames drops the video, plots stay
+    assert tmp_path / "animation.glb" in written
+    assert tmp_path / "plots" / "com_speed.png" in written
+    assert not (tmp_path / "video.mp4").exists()
+    rec = Recording.load(run_dir / "trajectory.npz")
+    doc, blob = read_glb(tmp_path / "animation.glb")
+    sampler = doc["animations"][0]["samplers"][0]
+    t = accessor(doc, blob, sampler["input"])[:, 0]
+    assert len(t) == 10  # 20 fps x 0.5 s
+    box = accessor(doc, blob, sampler["output"])
+    k = np.searchsorted(rec.time, np.arange(10) / 20)  # output frames fall on recorded samples
+    assert np.allclose(box, rec.body_pos[k, 0], rtol=1e-6, atol=1e-7)
+
+
+def test_render_of_a_folder_without_a_run_says_so(tmp_path):
+    with pytest.raises(CorpusError, match="scene.json: missing"):
+        render_run(tmp_path, tmp_path, parse(str(tmp_path)))
