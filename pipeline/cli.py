@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("pipeline.spec.cli_validate", "check YAML files (or folders) and report every problem"),
     "info": ("pipeline.spec.cli_info", "bodies, joints, DOF and mass of a creature or scene"),
     "run": ("pipeline.run", "simulate a scene and export what it asks for"),
+    "render": ("pipeline.export.cli", "export a finished run again (frames, video, glTF, plots) without simulating"),
     "batch": ("pipeline.batch.runner", "run many scenes and parameter sweeps (cached, resumable; local or Dask)"),
     "convert": ("pipeline.importers.cli", "convert a MuJoCo MJCF, URDF or corpus script into corpus YAML"),
 }
