@@ -53,6 +53,8 @@ class ParticleArrays(NamedTuple):
     md_flow: np.ndarray  # (nm,) int64 flow code
     md_flow_params: np.ndarray  # (nm, 11): u(3), amplitude, period, wavelength, dir(3), surface, 0
     md_members: np.ndarray  # (nm, n) 1 = member
+    nb_members: np.ndarray  # int64 members of mutual gravitation
+    nb_g: float  # its gravitational constant
 
 
 class Live(NamedTuple):

@@ -20,6 +20,7 @@ def build_arrays(creatures: tuple[ParticleCreature, ...], world: World):
     offsets = np.cumsum([0] + [len(c.masses) for c in creatures])[:-1]
     col = lambda attr: np.array([getattr(m, attr) for m in masses], dtype=np.float64)
     flags = {k: np.zeros(n) for k in ("gravity", "floor", "nail")}
+    nbody, nb_g = [], 0.0
     springs, angles, torques, consts, cf_tri = [], [], [], [], []
     slots: dict[tuple[int, str], tuple[str, int]] = {}
     media = {md.name: k for k, md in enumerate(world.media)}
@@ -41,6 +42,9 @@ def build_arrays(creatures: tuple[ParticleCreature, ...], world: World):
                                              f"(media: {', '.join(media) or 'none'})", f.where))
                     continue
                 md_members[media[f.medium], list(idx)] = 1.0
+            elif f.kind == "gravitation":
+                nbody.extend(idx)
+                nb_g = f.values["G"]
             else:
                 flags[f.kind][list(idx)] = 1.0
     if problems:
@@ -75,7 +79,8 @@ def build_arrays(creatures: tuple[ParticleCreature, ...], world: World):
         md_density=np.array([md.density for md in world.media], dtype=np.float64),
         md_drag=np.array([md.drag for md in world.media], dtype=np.float64),
         md_flow=np.array([FLOW_CODES[md.flow] for md in world.media], dtype=np.int64),
-        md_flow_params=flow, md_members=md_members)
+        md_flow_params=flow, md_members=md_members,
+        nb_members=np.array(nbody, dtype=np.int64), nb_g=float(nb_g))
     live = Live(sp_rest=vals(springs, "rest"), an_rest=vals(angles, "rest"),
                 tq_torque=vals(torques, "torque"), cf_mag=vals(consts, "magnitude"))
     return arrays, live, offsets, slots

@@ -144,6 +144,24 @@ def _constants(m, live, pos, f):
 
 
 @numba.njit(cache=True)
+def _gravitation(m, pos, f):
+    """Newtonian attraction G m_i m_j / d^2 between every pair of members (Urban's
+    NBodyGravity example of a user-defined force)."""
+    mem = m.nb_members
+    for p in range(mem.shape[0]):
+        i = mem[p]
+        for q in range(p + 1, mem.shape[0]):
+            j = mem[q]
+            d = pos[j] - pos[i]
+            r2 = (d * d).sum()
+            if r2 < _TINY:
+                continue
+            fd = m.nb_g * m.mass[i] * m.mass[j] / (r2 * math.sqrt(r2)) * d
+            f[i] += fd
+            f[j] -= fd
+
+
+@numba.njit(cache=True)
 def _media(m, pos, vel, t, f):
     u = np.empty(3)
     for md in range(m.md_density.shape[0]):
@@ -211,6 +229,8 @@ def accumulate(m, live, pos, vel, t, h, f):
     _angles(m, live, pos, vel, f)
     _torques(m, live, pos, f)
     _constants(m, live, pos, f)
+    if m.nb_members.shape[0] > 1:
+        _gravitation(m, pos, f)
     _media(m, pos, vel, t, f)
     _floor(m, pos, vel, h, f)
     for i in range(pos.shape[0]):

@@ -19,7 +19,8 @@ from pipeline.spec.schema import validate
 from pipeline.spec.types import Where
 
 _PARAM_OF_KIND = {"spring": "rest", "angle": "rest", "torque": "torque", "constant": "magnitude"}
-_FORCE_KINDS = ("gravity", "floor", "nail", "fluid", "spring", "angle", "torque", "constant")
+_FORCE_KINDS = ("gravity", "floor", "nail", "fluid", "spring", "angle", "torque", "constant",
+                "gravitation")
 _SENSOR_KINDS = ("height", "leg_angle", "speed", "time_to_touchdown", "food", "position")
 
 
@@ -158,6 +159,8 @@ def _force(d: _Doc, i: int, f, index, pos, rot) -> T.Force | None:
 
     if kind in ("gravity", "floor", "nail"):
         return T.Force(kind, name, names(kind), where=where)
+    if kind == "gravitation":
+        return T.Force(kind, name, names(kind), {"G": float(f.get("G", 6.674e-11))}, where=where)
     if kind == "fluid":
         return T.Force(kind, name, names("masses"), medium=f["fluid"], where=where)
     if kind == "constant":
