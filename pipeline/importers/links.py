@@ -8,15 +8,23 @@ anchor; the source body's geometry and inertia live on the last link of its chai
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from pipeline.errors import CorpusError, Problem
 from pipeline.importers.frames import Frame, number, placement_ops, vector
 
+NAME_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_.+-]*$")
 # MuJoCo's default limit softness (solreflimit: time constant s, damping ratio)
 DEFAULT_LIMIT_SOLREF = (0.02, 1.0)
+
+
+def safe_name(name: str) -> str:
+    """A creature-language name: characters outside [A-Za-z0-9_.+-] become '_'."""
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "_", name)
+    return name if NAME_OK.match(name) else "_" + name
 
 
 @dataclass
@@ -98,14 +106,20 @@ class ImportLog:
 
 @dataclass
 class ImportResult:
-    """One converted model: its creatures (one per top-level tree), options, and the log."""
+    """One converted model. The first six fields are the documents every importer returns
+    (the corpus-script converter's `ConvertedScript` has the same ones), so one writer serves
+    them all: creatures (one per top-level tree), controllers, environment, simulation,
+    timeline, notes. The rest is what checks against the source simulator need."""
 
     creatures: list[dict]
-    actuators: list[Actuator]
-    gravity: tuple | None
-    timestep: float | None
-    log: ImportLog
-    links: list[list[Link]]  # per creature, for checks against the source simulator
+    controllers: list[dict]
+    environment: dict | None
+    simulation: dict
+    timeline: list[dict]
+    notes: list[str]
+    actuators: list[Actuator] = field(default_factory=list)
+    links: list[list[Link]] = field(default_factory=list)  # per creature
+    log: ImportLog | None = None
 
 
 def subtree_axis_inertia(links: list[Link]) -> dict[str, float]:
@@ -186,9 +200,32 @@ def _inertial_dict(ln: Link) -> dict:
             "inertia": vector([i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]])}
 
 
-def creature_document(name: str, links: list[Link]) -> dict:
-    """The corpus creature document (plain dict, SI units) for one tree of links."""
+def fuse_massless_fixed(links: list[Link]) -> tuple[list[Link], list[str]]:
+    """Fold every massless link welded to a moving parent into that parent (its shapes
+    become the parent's, its children re-hang from the parent): corpus needs mass on every
+    moving body, and such a link (a sensor or tool frame) adds none. Returns the links left
+    and the names folded away."""
+    fold: dict[str, tuple[str, Frame]] = {}  # folded link -> (link it went into, placement)
+    kept: dict[str, Link] = {}
+    for ln in links:
+        parent, frame = ln.parent, ln.frame
+        if parent in fold:
+            parent, into = fold[parent]
+            frame = into * frame
+        if ln.joint.type == "fixed" and ln.mass == 0.0 and parent is not None:
+            fold[ln.name] = (parent, frame)
+            for g in ln.geoms:
+                kept[parent].geoms.append(replace(g, frame=frame * g.frame))
+            continue
+        kept[ln.name] = replace(ln, parent=parent, frame=frame, geoms=list(ln.geoms))
+    return list(kept.values()), list(fold)
+
+
+def creature_document(name: str, links: list[Link]) -> tuple[dict, list[str]]:
+    """The corpus creature document (plain dict, SI units) for one tree of links, and the
+    names of the massless welded links folded into their parents."""
     axis_inertia = subtree_axis_inertia(links)
+    links, folded = fuse_massless_fixed(links)
     root = links[0]
     bodies = []
     if root.joint.type not in ("free", "fixed"):
@@ -196,7 +233,7 @@ def creature_document(name: str, links: list[Link]) -> dict:
         # massless anchor at the root's placement and joint the root to it
         anchor = next(n for n in (f"{root.name}_anchor{k or ''}" for k in range(len(links) + 1))
                       if n not in {ln.name for ln in links})
-        bodies.append({"name": anchor, "inertial": {"mass": 0}})
+        bodies.append({"name": anchor})
     for ln in links:
         body: dict = {"name": ln.name}
         if ln.parent is not None:
@@ -208,18 +245,22 @@ def creature_document(name: str, links: list[Link]) -> dict:
             body["parent"] = bodies[0]["name"]
         if ln.joint.type != "fixed":
             body["joint"] = _joint_dict(ln.joint, axis_inertia.get(ln.name))
-        if ln.geoms:
-            first, *rest = ln.geoms
-            own = _geom_dict(first)
-            own.pop("name", None)  # the body's own shape is named by the body
-            body.update(own)
-            if rest:
-                body["parts"] = [_geom_dict(g) for g in rest]
-        body["inertial"] = _inertial_dict(ln)
+        if ln.mass > 0.0:
+            if ln.geoms:
+                first, *rest = ln.geoms
+                own = _geom_dict(first)
+                own.pop("name", None)  # the body's own shape is named by the body
+                body.update(own)
+                if rest:
+                    body["parts"] = [_geom_dict(g) for g in rest]
+            # explicit mass properties replace what corpus would compute from the shapes
+            body["inertial"] = _inertial_dict(ln)
+        elif ln.geoms:  # shapes for contact and rendering only
+            body["parts"] = [dict(_geom_dict(g), inertial=False) for g in ln.geoms]
         bodies.append(body)
     doc: dict = {"creature": name, "root": {"mode": "free" if root.joint.type == "free" else "fixed"}}
     root_ops = placement_ops(root.frame)
     if root_ops:  # the root's placement in the world; a scene's `at` replaces it
         doc["at"] = root_ops
     doc["bodies"] = bodies
-    return doc
+    return doc, folded

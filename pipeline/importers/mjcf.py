@@ -8,20 +8,20 @@ for geometry mass. Each top-level body of `<worldbody>` becomes one creature.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.errors import CorpusError
-from pipeline.importers.frames import (Frame, quat_from_axis_angle, quat_mul, quat_normalize,
-                                       quat_to_mat, quat_z_to)
+from pipeline.errors import CorpusError, Problem
+from pipeline.importers.actuation import motor_controllers
+from pipeline.importers.frames import (Frame, number, quat_from_axis_angle, quat_mul,
+                                       quat_normalize, quat_to_mat, quat_z_to, vector)
 from pipeline.importers.links import (Actuator, GeomDef, ImportLog, ImportResult, JointDef,
-                                      Link, creature_document)
+                                      Link, creature_document, safe_name)
 from pipeline.importers.massprops import (combine, mesh_volume_inertia, primitive_volume_inertia,
                                           principal)
 from pipeline.importers.meshes import load_mesh
-from pipeline.importers.xmltree import Element, parse_xml
+from pipeline.importers.xmltree import Element, floats, parse_xml
 
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper",
                  "cylinder", "muscle", "adhesion")
@@ -33,27 +33,8 @@ CONTACT_ONLY = {"contact"}
 MARKERS = {"site", "camera", "light"}
 GEOM_ATTRS_CONTACT = ("condim", "friction", "solref", "solimp", "margin", "gap", "priority",
                       "solmix")
+MUJOCO_GRAVITY = (0.0, 0.0, -9.81)  # MuJoCo's default; corpus's own default is 9.8
 SHAPES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
-NAME_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_.+-]*$")
-
-
-def floats(text: str | None, n: int | None = None, element: Element | None = None,
-           attr: str = "") -> np.ndarray | None:
-    if text is None:
-        return None
-    try:
-        values = np.array([float(t) for t in text.split()])
-    except ValueError:
-        raise CorpusError(element.problem(f"expected numbers, got {text!r}", attr)) from None
-    if n is not None and len(values) < n:
-        raise CorpusError(element.problem(f"expected {n} numbers, got {text!r}", attr))
-    return values
-
-
-def corpus_name(name: str) -> str:
-    """A creature-language name: characters outside [A-Za-z0-9_.+-] become '_'."""
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "_", name)
-    return name if NAME_OK.match(name) else "_" + name
 
 
 class Compiler:
@@ -142,6 +123,7 @@ class MjcfImporter:
         self.gravity = None
         self.timestep = None
         self.disabled: set[str] = set()  # <option><flag ...="disable"> names
+        self.ground_z: float | None = None  # height of a horizontal plane in <worldbody>
 
     # ---------------------------------------------------------------- top level
     def run(self, drop_unsupported: bool) -> ImportResult:
@@ -174,8 +156,7 @@ class MjcfImporter:
                     self._body(el, None, Frame(), "main", links)
                     trees.append(links)
                 elif el.tag == "geom":
-                    self.log.note(el, "static world geometry is not imported: give the scene an "
-                                      "environment (ground, obstacles) instead")
+                    self._world_geom(el)
                 elif el.tag in MARKERS:
                     continue
                 else:
@@ -188,12 +169,41 @@ class MjcfImporter:
                     actuators.append(actuator)
         self._scale_total_mass(trees)
         self.log.check(drop_unsupported)
-        model = corpus_name(self.root.get("model", self.path.stem))
+        model = safe_name(self.root.get("model", self.path.stem))
         creatures = []
         for links in trees:
             name = model if len(trees) == 1 else links[0].source
-            creatures.append(creature_document(name, links))
-        return ImportResult(creatures, actuators, self.gravity, self.timestep, self.log, trees)
+            doc, folded = creature_document(name, links)
+            creatures.append(doc)
+            if folded:
+                self.log.notes.append(Problem(f"massless welded bodies folded into their parents: "
+                                              f"{', '.join(folded)}", file=str(self.path)))
+        if self.timestep is not None:
+            self.log.notes.append(Problem(
+                f"MuJoCo timestep {self.timestep:g} s is not carried over: corpus chooses its "
+                "own step for its penalty contact (scene `simulation`)", file=str(self.path)))
+        return ImportResult(creatures, motor_controllers(creatures, trees, actuators),
+                            self._environment(model), {}, [], [str(p) for p in self.log.notes],
+                            actuators, trees, self.log)
+
+    def _world_geom(self, el: Element) -> None:
+        a = self.defaults.attrs(el, "main")
+        frame = self.frame(el, a)
+        if a.get("type", "sphere") == "plane" and np.allclose(frame.rot[:, 2], (0, 0, 1)):
+            if self.ground_z is None:
+                self.ground_z = float(frame.pos[2])
+                self.log.note(el, "this plane becomes the environment's flat ground")
+                return
+        self.log.note(el, "static world geometry is not imported: give the scene an environment "
+                          "(ground, obstacles) instead")
+
+    def _environment(self, model: str) -> dict:
+        gravity = MUJOCO_GRAVITY if self.gravity is None else self.gravity
+        env: dict = {"environment": model,
+                     "gravity": "off" if not any(gravity) else vector(gravity)}
+        env["ground"] = ({"type": "none"} if self.ground_z is None
+                         else {"type": "flat", "z": number(self.ground_z)})
+        return env
 
     def _option(self, el: Element) -> None:
         a = el.attrib
@@ -290,7 +300,7 @@ class MjcfImporter:
         return Frame(pos, quat_to_mat(self.orientation(el, a)))
 
     def unique(self, name: str) -> str:
-        base, n = corpus_name(name), 1
+        base, n = safe_name(name), 1
         name = base
         while name in self.used_names:
             n += 1
@@ -339,7 +349,7 @@ class MjcfImporter:
             else:
                 f = Frame(anchor - prev_anchor)
             link = Link(name, (chain[-1].name if chain else (parent.name if parent else None)),
-                        f, jdef, source=corpus_name(body_name))
+                        f, jdef, source=safe_name(body_name))
             chain.append(link)
             prev_anchor = anchor
         body_link = chain[-1]
@@ -413,7 +423,7 @@ class MjcfImporter:
             ft = floats(a["fromto"], 6, el, "fromto")
             if gtype not in ("capsule", "cylinder", "box", "ellipsoid"):
                 raise CorpusError(el.problem(f"fromto is not valid for a {gtype}", "fromto"))
-            d = ft[3:] - ft[:3]
+            d = ft[:3] - ft[3:]  # MuJoCo turns +z towards `from` (the shape is symmetric)
             frame = Frame((ft[:3] + ft[3:]) / 2.0, quat_to_mat(quat_z_to(d)))
             size[1 if gtype in ("capsule", "cylinder") else 2] = np.linalg.norm(d) / 2.0
         rgba = tuple(float(x) for x in floats(a["rgba"], 4, el, "rgba")) if "rgba" in a else None
@@ -422,7 +432,7 @@ class MjcfImporter:
             rgba = self.materials.get(material, (0.5, 0.5, 0.5, 1.0))
         colliding = not (a.get("contype", "1") == "0" and a.get("conaffinity", "1") == "0"
                          or {"contact", "constraint"} & self.disabled)
-        name = corpus_name(a["name"]) if "name" in a else ""
+        name = safe_name(a["name"]) if "name" in a else ""
         density = float(a.get("density", "1000"))
         mass = float(a["mass"]) if "mass" in a else None
         if gtype in SHAPES:
@@ -541,7 +551,7 @@ class MjcfImporter:
         ctrlrange = None
         if limited == "true" or (limited == "auto" and "ctrlrange" in a):
             ctrlrange = tuple(float(x) for x in floats(a.get("ctrlrange"), 2, el, "ctrlrange"))
-        return Actuator(corpus_name(name), self.link_of_joint[joint], gear, ctrlrange)
+        return Actuator(safe_name(name), self.link_of_joint[joint], gear, ctrlrange)
 
 
 def import_mjcf(path, *, drop_unsupported: bool = False) -> ImportResult:

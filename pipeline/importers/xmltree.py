@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
+import numpy as np
+
 from pipeline.errors import CorpusError, Problem
 
 
@@ -65,3 +67,16 @@ def parse_xml(path: str | Path) -> Element:
         raise CorpusError(Problem(f"malformed XML: {expat.errors.messages[exc.code]}",
                                   file=str(path), line=exc.lineno, col=exc.offset + 1)) from None
     return roots[0]
+
+
+def floats(text: str | None, n: int | None = None, element: Element | None = None,
+           attr: str = "") -> np.ndarray | None:
+    if text is None:
+        return None
+    try:
+        values = np.array([float(t) for t in text.split()])
+    except ValueError:
+        raise CorpusError(element.problem(f"expected numbers, got {text!r}", attr)) from None
+    if n is not None and len(values) < n:
+        raise CorpusError(element.problem(f"expected {n} numbers, got {text!r}", attr))
+    return values
