@@ -57,7 +57,7 @@ def include(value: str, mark, path: str, kinds: str | tuple[str, ...], inc: Incl
     try:
         kind = document_kind(doc)
         if kind not in kinds:
-            what = f"a {kind} file" if kind else "not a corpus document"
+            what = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} file" if kind else "not a corpus document"
             raise CorpusError(mark.problem(f"'{value}' is {what}; expected a {' or '.join(kinds)} file", path))
         doc = expand_document(doc, kind, inc)
     finally:

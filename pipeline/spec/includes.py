@@ -13,7 +13,8 @@ import difflib
 from pathlib import Path
 
 from pipeline.errors import CorpusError
-from pipeline.spec.loader import MDict, MList, Mark, read_file
+from pipeline.importers import IMPORTERS, load_model_file
+from pipeline.spec.loader import MDict, MList, Mark, from_plain, read_file
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 BUNDLED_DIRS = (PACKAGE_ROOT / "creatures", PACKAGE_ROOT / "environments")
@@ -27,6 +28,14 @@ def project_root(start: Path) -> Path:
         if any((folder / marker).is_file() for marker in ROOT_MARKERS):
             return folder
     return start
+
+
+def display_path(path: Path) -> Path:
+    """`path` relative to the working folder when inside it (as editors and CI show files)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -65,11 +74,17 @@ class Includes:
         """Read an included file, refusing cycles; the caller pops `chain` when done."""
         target = self.locate(value, mark, path)
         if target in self.chain:
-            names = " -> ".join(str(p) for p in (*self.chain[self.chain.index(target):], target))
+            names = " -> ".join(self.shown(p) for p in (*self.chain[self.chain.index(target):], target))
             raise CorpusError(mark.problem(f"include cycle: {names}", path))
         self.chain.append(target)
         self.note(target)
-        return read_file(target), target
+        if target.suffix.lower() in IMPORTERS:  # another program's model (MJCF, URDF, ...)
+            return from_plain(load_model_file(target), mark), target
+        return read_file(display_path(target)), target
+
+    def shown(self, file: Path) -> str:
+        """A file as messages show it: relative to the project root when inside it."""
+        return str(file.relative_to(self.root)) if _inside(file, self.root) else str(file)
 
     def note(self, file: Path) -> None:
         if str(file) not in self.files:

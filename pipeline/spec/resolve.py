@@ -40,7 +40,7 @@ def load(source, *, allow_outside: bool = False, base_dir: str | os.PathLike | N
     doc, inc = _open(source, allow_outside, base_dir)
     kind = check_kind(doc)
     if kind == "creature":
-        scene = _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc)
+        scene = _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc, True)
         return scene.creatures[0]
     if kind == "scene":
         return _scene_or_particles(source, expand_scene(doc, inc), inc)
@@ -53,7 +53,7 @@ def load_scene(source, *, allow_outside: bool = False, base_dir=None) -> Scene:
     """Like `load`, but a creature is wrapped into a default scene (flat ground, 1 s)."""
     doc, inc = _open(source, allow_outside, base_dir)
     if check_kind(doc) == "creature":
-        doc = wrap_creature(expand_document(doc, "creature", inc))
+        return _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc, True)
     check_kind(doc, "scene")
     return _scene_or_particles(source, expand_scene(doc, inc), inc)
 
@@ -79,7 +79,7 @@ def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> 
     if kind in ("scene", "creature"):
         if kind == "creature":
             doc = wrap_creature(expand_document(doc, "creature", inc))
-        _build_scene(expand_scene(doc, inc), inc)
+        _build_scene(expand_scene(doc, inc), inc, lone_creature=kind == "creature")
     elif kind == "environment":
         env = expand_document(doc, "environment", inc)
         problems: list[Problem] = []
@@ -123,6 +123,10 @@ def _set_file(node, file: str) -> None:
             _set_file(v, file)
 
 
+def _join(path: str, rest: str) -> str:
+    return f"{path}.{rest}" if path else rest
+
+
 def _where(mark: Mark, path: str) -> Where:
     return Where(mark.file, mark.line, mark.col, path)
 
@@ -137,14 +141,15 @@ def _plain(node):
 
 # --- scene ------------------------------------------------------------------------------
 
-def _build_scene(doc: MDict, inc: Includes) -> Scene:
+def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scene:
+    """`lone_creature`: the scene wraps a creature file, so paths start at its top level."""
     problems: list[Problem] = []
     creatures = []
     for i, cdoc in enumerate(doc.get("creatures", ())):
         if "use" in cdoc:  # a particle creature: checked by its own stage, not a Creature
             _check_particles(cdoc, f"creatures[{i}]", inc, problems)
             continue
-        creature = _creature(cdoc, f"creatures[{i}]", problems)
+        creature = _creature(cdoc, "" if lone_creature else f"creatures[{i}]", problems)
         if creature is not None:
             creatures.append(creature)
     env_doc = doc["environment"]
@@ -159,7 +164,7 @@ def _build_scene(doc: MDict, inc: Includes) -> Scene:
     timeline = tuple(_timeline(doc, owners, by_name, problems))
     simulation = _simulation(doc, problems)
     if problems:
-        raise CorpusError(problems)
+        raise CorpusError(sorted(problems, key=lambda p: (p.file or "", p.line or 0, p.col or 0)))
     outputs = to_si(doc["outputs"], "outputs") if "outputs" in doc else {}
     return Scene(
         name=doc["scene"], creatures=tuple(creatures), environment=to_si(env_doc, "environment"),
@@ -235,7 +240,7 @@ def _simulation(doc, problems) -> SimulationSettings:
     si = to_si(sim, "scene", "/properties/simulation")
     for key in ("duration", "dt", "h", "h_min", "h_max", "atol", "rtol"):
         if key in si:
-            checks.positive(si[key], sim.value_mark(key), f"simulation.{key}", key, problems)
+            checks.positive(si[key], sim.value_mark(key), f"simulation.{key}", f"`{key}`", problems)
     if "h" in si and "dt" in si and si["h"] > si["dt"] * (1 + 1e-12):
         problems.append(sim.value_mark("h").problem(
             f"the integrator step h ({si['h']:g} s) is larger than the frame step dt ({si['dt']:g} s)",
@@ -249,11 +254,11 @@ def _simulation(doc, problems) -> SimulationSettings:
 def _creature(doc: MDict, path: str, problems: list[Problem]) -> Creature | None:
     si = to_si(doc, "creature")
     bodies = doc["bodies"]
-    order = checks.tree_order(bodies, f"{path}.bodies", problems)
+    order = checks.tree_order(bodies, _join(path, "bodies"), problems)
     mode = si.get("root", {}).get("mode", "free")
     built: dict[str, Body] = {}
     for i in order:
-        body = _body(bodies[i], si["bodies"][i], si, doc, mode, f"{path}.bodies[{i}]", problems)
+        body = _body(bodies[i], si["bodies"][i], si, doc, mode, _join(path, f"bodies[{i}]"), problems)
         if body is not None:
             built[body.name] = body
     if len(built) != len(bodies):
@@ -350,12 +355,13 @@ def _axes(doc, si, jtype, R_place, path, problems) -> tuple:
     wants = {"revolute": "axis", "prismatic": "axis", "universal": "axes"}.get(jtype)
     for key in ("axis", "axes"):
         if key in si and key != wants:
-            need = f"needs `{wants}`" if wants else "has no axis"
-            problems.append(doc.key_mark(key).problem(
-                f"a {jtype} joint {need}; remove `{key}`", f"{path}.{key}"))
+            instead = f"takes `{wants}`, not `{key}`" if wants else f"has no axis; remove `{key}`"
+            problems.append(doc.key_mark(key).problem(f"a {jtype} joint {instead}", f"{path}.{key}"))
     if wants is None:
         return ()
     if wants not in si:
+        if "axis" in si or "axes" in si:
+            return ()
         problems.append(doc.mark.problem(f"a {jtype} joint needs `{wants}`", path))
         return ()
     raw = [si["axis"]] if wants == "axis" else si["axes"]
@@ -419,7 +425,7 @@ def _forces(doc, si, jtype, ndof, path, problems, scale_by_default) -> JointForc
         problems.append(doc.mark.problem(f"a {jtype} joint has no degrees of freedom for force elements", path))
     for key in ("damping", "armature"):
         if key in si:
-            checks.positive(si[key], doc.value_mark(key), f"{path}.{key}", key, problems, allow_zero=True)
+            checks.positive(si[key], doc.value_mark(key), f"{path}.{key}", f"`{key}`", problems, allow_zero=True)
     if "lower" in limits and "upper" in limits and limits["lower"] > limits["upper"]:
         problems.append(doc["limits"].value_mark("lower").problem(
             f"the lower limit {limits['lower']:g} is above the upper limit {limits['upper']:g}",
@@ -482,7 +488,6 @@ def _geoms(body: MDict, si: dict, creature_si: dict, path: str, problems) -> lis
                            part.get("name", f"{si['name']}.part{k}"), part.get("inertial", True),
                            f"{path}.parts[{k}]", problems))
     if "mass" in si:
-        checks.positive(si["mass"], body.value_mark("mass"), f"{path}.mass", "a mass", problems)
         if "shape" not in si:
             problems.append(body.key_mark("mass").problem("`mass` needs a `shape` to spread it over", f"{path}.mass"))
     return [g for g in geoms if g is not None]
@@ -524,14 +529,15 @@ def _geom(doc: MDict, si: dict, density, color, name, inertial, path, problems) 
         mesh_file = arg["file"]
     ok = True
     for k, v in enumerate(size):
+        at, sub = _size_location(shape_doc, shape, k, where)
         if shape == "frustum" and k == 1:
-            ok &= checks.positive(v, mark, where, "a frustum's top radius", problems, allow_zero=True)
+            ok &= checks.positive(v, at, sub, "a frustum's top radius", problems, allow_zero=True)
         elif shape == "mesh":
             if v == 0:
                 ok = False
                 problems.append(mark.problem("a mesh scale must not be zero", where))
         else:
-            ok &= checks.positive(v, mark, where, f"a {shape} size", problems)
+            ok &= checks.positive(v, at, sub, f"a {shape} size", problems)
     if "density" in si:
         ok &= checks.positive(si["density"], doc.value_mark("density"), f"{path}.density", "a density", problems)
     if "mass" in si:
@@ -541,6 +547,21 @@ def _geom(doc: MDict, si: dict, density, color, name, inertial, path, problems) 
     return Geom(shape, tuple(float(v) for v in size), pose(R, t), mesh_file, float(density),
                 float(si["mass"]) if "mass" in si else None, bool(inertial), bool(si.get("colliding", True)),
                 _rgba(color), name, _where(mark, where))
+
+
+_SIZE_KEYS = {"capsule": ("radius", "length"), "cylinder": ("radius", "length"),
+              "frustum": ("bottom", "top", "length")}
+
+
+def _size_location(shape_doc: MDict, shape: str, k: int, where: str) -> tuple[Mark, str]:
+    """Where the k-th size number of a shape was written (for messages)."""
+    written = next(iter(shape_doc.values()))
+    if isinstance(written, list) and k < len(written):
+        return written.item_mark(k), f"{where}[{k}]"
+    if shape in _SIZE_KEYS and isinstance(written, MDict):
+        key = _SIZE_KEYS[shape][k]
+        return written.value_mark(key), f"{where}.{key}"
+    return shape_doc.value_mark(next(iter(shape_doc))), where
 
 
 # --- environment obstacles --------------------------------------------------------------

@@ -86,8 +86,8 @@ def document_kind(doc) -> str | None:
 
 
 def kind_problem(doc: MDict) -> Problem:
-    known = ", ".join(f"`{k}:`" for k in kinds_present())
-    message = f"cannot tell what this document is: it needs one of the top-level keys {known}"
+    message = ("cannot tell what this document is: it needs a top-level key naming its kind, "
+               "such as `creature: name` or `scene: name`")
     for key in doc:
         close = difflib.get_close_matches(str(key), kinds_present(), n=1, cutoff=0.6)
         if close:
@@ -133,7 +133,8 @@ def describe(value) -> str:
     if isinstance(value, str):
         return f"the string {value!r}" if len(value) <= 40 else "a string"
     if isinstance(value, dict):
-        return "a mapping"
+        keys = list(value)
+        return "a mapping with keys " + ", ".join(map(str, keys)) if 1 < len(keys) <= 6 else "a mapping"
     if isinstance(value, list):
         return "a list"
     return type(value).__name__
