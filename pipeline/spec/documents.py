@@ -32,20 +32,26 @@ def check_kind(doc: MDict, kind: str | None = None) -> str:
 
 
 def expand_document(doc: MDict, kind: str, inc: Includes) -> MDict:
-    """Validate one document, inline its base (`use:`) and expand its body helpers."""
+    """Validate one document, inline its base (`use:`) and expand its body helpers.
+
+    The result is marked as expanded, so handing it back (a creature wrapped into a scene)
+    costs nothing; a merge makes a new document, which is validated again."""
+    if getattr(doc, "expanded_as", None) == kind:
+        return doc
     _raise_if(validate(doc, kind))
     if "use" in doc:
         base = include(doc["use"], doc.value_mark("use"), "use", kind, inc)
         own = copy.deepcopy(doc)
         del own["use"]
         doc = merge(base, own)
+        _raise_if(validate(doc, kind))
     if kind == "creature" and "bodies" in doc:
         problems: list[Problem] = []
         doc["bodies"] = expand_bodies(doc["bodies"], problems)
         _raise_if(problems)
     if kind == "creature" and not doc.get("bodies"):
         raise CorpusError(doc.mark.problem("a creature needs `bodies` (or a `use:` base that has them)"))
-    _raise_if(validate(doc, kind))
+    doc.expanded_as = kind
     return doc
 
 

@@ -26,7 +26,7 @@ from pipeline.errors import CorpusError, Problem
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 # An alias may repeat a subtree; past this many repeated nodes the file is an alias bomb.
-MAX_ALIAS_NODES = 100_000
+MAX_ALIAS_NODES = 10_000
 MAX_NODES = 2_000_000
 MAX_DEPTH = 200
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -49,9 +50,42 @@ def validator(kind: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema_documents()[kind], registry=registry())
 
 
-def is_valid(value, schema: dict, resolver) -> bool:
-    """Whether `value` matches a sub-schema reached through `resolver` (keeps its base URI)."""
-    return jsonschema.Draft202012Validator(schema, registry=registry(), _resolver=resolver).is_valid(value)
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def shallow_match(value, schema: dict, resolver) -> bool:
+    """Whether an already valid `value` took this branch of an anyOf/oneOf: its type, required
+    keys, enum, pattern and item counts fit (nested properties are not walked; full
+    validation of every branch would cost as much as validating the document again)."""
+    while "$ref" in schema:
+        resolved = resolver.lookup(schema["$ref"])
+        schema, resolver = resolved.contents, resolved.resolver
+    types = schema.get("type")
+    if types is not None:
+        types = [types] if isinstance(types, str) else types
+        if not any(_is_type(value, t) for t in types):
+            return False
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if isinstance(value, dict) and not set(schema.get("required", ())) <= set(value):
+        return False
+    if isinstance(value, dict) and len(value) > schema.get("maxProperties", len(value)):
+        return False
+    if isinstance(value, str) and "pattern" in schema and not re.search(schema["pattern"], value):
+        return False
+    if isinstance(value, list) and not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+        return False
+    for key in ("anyOf", "oneOf"):
+        if key in schema and not any(shallow_match(value, b, resolver) for b in schema[key]):
+            return False
+    return True
+
+
+def _is_type(value, name: str) -> bool:
+    if name in ("number", "integer"):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return ok and (name == "number" or float(value).is_integer())
+    return isinstance(value, _JSON_TYPES[name]) and not (name != "boolean" and isinstance(value, bool))
 
 
 def schema_resolver(name: str):

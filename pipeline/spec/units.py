@@ -79,9 +79,10 @@ def to_si_document(doc, schema: dict, resolver) -> object:
     """A plain (unmarked) copy of a schema-valid `doc` with every quantity field in SI.
 
     `resolver` is a `referencing` resolver for the schema registry; `anyOf` branches are
-    chosen by validity so that, e.g., `gravity: [0, 0, -9.8]` and `gravity: 9.8` both work.
+    chosen by their outer shape so that, e.g., `gravity: [0, 0, -9.8]` and `gravity: 9.8`
+    both work.
     """
-    from pipeline.spec.schema import is_valid, schema_documents
+    from pipeline.spec.schema import schema_documents, shallow_match
 
     defs = schema_documents()["defs"]["$defs"]
     dimension_of = {id(defs[name]): name for name in DIMENSIONS if name in defs}
@@ -93,7 +94,7 @@ def to_si_document(doc, schema: dict, resolver) -> object:
             if id(node) in dimension_of:
                 return to_si(value, dimension_of[id(node)])
         for key in ("anyOf", "oneOf"):
-            branch = next((b for b in node.get(key, ()) if is_valid(value, b, resolver)), None)
+            branch = next((b for b in node.get(key, ()) if shallow_match(value, b, resolver)), None)
             if branch is not None:
                 value = walk(value, branch, resolver)
         if isinstance(value, dict):
