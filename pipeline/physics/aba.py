@@ -20,7 +20,7 @@ import numba
 
 from pipeline.physics.kinematics import joint_pass, nv_of
 from pipeline.physics.spatial import (add_force_to_parent, add_inertia_to_parent,
-                                      cross_force, mat6_vec, motion_to_child, rigid_inertia,
+                                      cross_force_inertia, motion_to_child, rigid_inertia,
                                       spd_inverse)
 
 
@@ -31,30 +31,28 @@ def body_bias_forces(tree, fext, w, out):
     fext is (nb, 6) in world axes [torque about the body origin; force], or (0, 6)."""
     nb = tree.parent.shape[0]
     has_fext = fext.shape[0] == nb
-    Iv = w.y6
     for i in range(nb):
-        I = w.IA[i]
-        rigid_inertia(tree.mass[i], tree.com[i], tree.inertia[i], I)
-        mat6_vec(I, w.v[i], Iv)
-        cross_force(w.v[i], Iv, out[i])
+        rigid_inertia(tree.mass, tree.com, tree.inertia, i, w.IA, i)
+        cross_force_inertia(w.IA, i, w.v, i, out, i)
         if has_fext:
-            R = w.xrot[i]
             for k in range(3):
-                out[i, k] -= R[0, k] * fext[i, 0] + R[1, k] * fext[i, 1] + R[2, k] * fext[i, 2]
-                out[i, 3 + k] -= R[0, k] * fext[i, 3] + R[1, k] * fext[i, 4] + R[2, k] * fext[i, 5]
+                out[i, k] -= (w.xrot[i, 0, k] * fext[i, 0] + w.xrot[i, 1, k] * fext[i, 1]
+                              + w.xrot[i, 2, k] * fext[i, 2])
+                out[i, 3 + k] -= (w.xrot[i, 0, k] * fext[i, 3] + w.xrot[i, 1, k] * fext[i, 4]
+                                  + w.xrot[i, 2, k] * fext[i, 5])
 
 
 @numba.njit(cache=True)
-def parent_acceleration(tree, gravity, w, i, out):
-    """out = X_i a_parent: the parent's acceleration seen in body i (world: -g)."""
+def parent_acceleration(tree, gravity, w, i):
+    """w.a[i] = X_i a_parent: the parent's acceleration seen in body i (world: -g)."""
     p = tree.parent[i]
     if p >= 0:
-        motion_to_child(w.E[i], w.r[i], w.a[p], out)
+        motion_to_child(w.E, w.r, i, w.a, p, w.a, i)
     else:
-        E = w.E[i]
         for k in range(3):
-            out[k] = 0.0
-            out[3 + k] = -(E[k, 0] * gravity[0] + E[k, 1] * gravity[1] + E[k, 2] * gravity[2])
+            w.a[i, k] = 0.0
+            w.a[i, 3 + k] = -(w.E[i, k, 0] * gravity[0] + w.E[i, k, 1] * gravity[1]
+                              + w.E[i, k, 2] * gravity[2])
 
 
 @numba.njit(cache=True)
@@ -73,110 +71,117 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
     run (a step kernel that needed the poses and velocities first saves one pass)."""
     nb = tree.parent.shape[0]
     body_bias_forces(tree, fext, w, w.pA)
-    Ia = w.M6
-    pa = w.x6
-    W = w.T6
+    S, U, IA, Ia = w.S, w.U, w.IA, w.Ia
     for i in range(nb - 1, -1, -1):
         p = tree.parent[i]
         n = nv_of(tree.jtype[i])
         va = tree.vadr[i]
-        IA = w.IA[i]
-        pA = w.pA[i]
-        c = w.c[i]
         if n == 0 or tree.prescribed[i]:
             if p < 0:
                 continue
-            # the joint's acceleration is known: S qdd joins c, the inertia passes whole
+            # the joint's acceleration is known: S qdd joins c and the inertia passes whole
             for k in range(6):
-                pa[k] = c[k]
-            for d in range(va, va + n):
-                for k in range(6):
-                    pa[k] += w.S[d, k] * qdd[d]
-            mat6_vec(IA, pa, w.y6)
-            for k in range(6):
-                w.y6[k] += pA[k]
-            add_inertia_to_parent(w.E[i], w.r[i], IA, w.IA[p], W)
-            add_force_to_parent(w.E[i], w.r[i], w.y6, w.pA[p])
-            continue
-        D = w.W6
-        for d in range(n):
-            s = w.S[va + d]
-            U = w.U[va + d]
+                acc = w.c[i, k]
+                for d in range(va, va + n):
+                    acc += S[d, k] * qdd[d]
+                w.a[i, k] = acc  # scratch until the outward pass
             for a in range(6):
-                acc = 0.0
+                acc = w.pA[i, a]
                 for b in range(6):
-                    acc += IA[a, b] * s[b]
-                U[a] = acc
-            acc = tau[va + d]
-            for k in range(6):
-                acc -= s[k] * pA[k]
-            w.u[va + d] = acc
-        for d in range(n):
-            s = w.S[va + d]
-            for e in range(d, n):
-                U = w.U[va + e]
-                acc = 0.0
-                for k in range(6):
-                    acc += s[k] * U[k]
-                D[d, e] = acc
-                D[e, d] = acc
-            D[d, d] += tree.armature[va + d]
-        Dinv = w.Dinv[i]
-        if n == 1:
-            Dinv[0, 0] = 1.0 / D[0, 0]
-        else:
-            spd_inverse(D, n, Dinv, W)
-        if p < 0:
+                    acc += IA[i, a, b] * w.a[i, b]
+                w.pa[i, a] = acc
+            add_inertia_to_parent(w.E, w.r, i, IA, i, IA, p, w.T6)
+            add_force_to_parent(w.E, w.r, i, w.pa, i, w.pA, p)
             continue
-        # Wd = U D^-1 (6 x n, kept in W's columns), Ia = IA - Wd U^T, pa = pA + Ia c + Wd u
-        for a in range(6):
+        for d in range(va, va + n):
+            acc = tau[d]
+            for a in range(6):
+                ua = 0.0
+                for b in range(6):
+                    ua += IA[i, a, b] * S[d, b]
+                U[d, a] = ua
+                acc -= S[d, a] * w.pA[i, a]
+            w.u[d] = acc
+        if n == 1:
+            dinv = 1.0 / (S[va, 0] * U[va, 0] + S[va, 1] * U[va, 1] + S[va, 2] * U[va, 2]
+                          + S[va, 3] * U[va, 3] + S[va, 4] * U[va, 4] + S[va, 5] * U[va, 5]
+                          + tree.armature[va])
+            w.Dinv[i, 0, 0] = dinv
+            if p < 0:
+                continue
+            # Ia = IA - U U^T / D,  pa = pA + Ia c + U u / D
+            ud = w.u[va] * dinv
+            for a in range(6):
+                wa = U[va, a] * dinv
+                for b in range(a, 6):
+                    Ia[i, a, b] = Ia[i, b, a] = IA[i, a, b] - wa * U[va, b]
+            for a in range(6):
+                acc = w.pA[i, a] + U[va, a] * ud
+                for b in range(6):
+                    acc += Ia[i, a, b] * w.c[i, b]
+                w.pa[i, a] = acc
+        else:
+            D = w.W6
             for d in range(n):
-                acc = 0.0
-                for e in range(n):
-                    acc += w.U[va + e, a] * Dinv[e, d]
-                W[a, d] = acc
-        for a in range(6):
-            for b in range(a, 6):
-                acc = IA[a, b]
+                for e in range(d, n):
+                    acc = 0.0
+                    for k in range(6):
+                        acc += S[va + d, k] * U[va + e, k]
+                    D[d, e] = acc
+                    D[e, d] = acc
+                D[d, d] += tree.armature[va + d]
+            spd_inverse(D, n, w.Dinv, i, w.T6)
+            if p < 0:
+                continue
+            # Wd = U D^-1 (6 x n, in T6), Ia = IA - Wd U^T, pa = pA + Ia c + Wd u
+            Wd = w.T6
+            for a in range(6):
                 for d in range(n):
-                    acc -= W[a, d] * w.U[va + d, b]
-                Ia[a, b] = acc
-                Ia[b, a] = acc
-        for a in range(6):
-            acc = pA[a]
-            for b in range(6):
-                acc += Ia[a, b] * c[b]
-            for d in range(n):
-                acc += W[a, d] * w.u[va + d]
-            pa[a] = acc
-        add_inertia_to_parent(w.E[i], w.r[i], Ia, w.IA[p], W)
-        add_force_to_parent(w.E[i], w.r[i], pa, w.pA[p])
+                    acc = 0.0
+                    for e in range(n):
+                        acc += U[va + e, a] * w.Dinv[i, e, d]
+                    Wd[a, d] = acc
+            for a in range(6):
+                for b in range(a, 6):
+                    acc = IA[i, a, b]
+                    for d in range(n):
+                        acc -= Wd[a, d] * U[va + d, b]
+                    Ia[i, a, b] = Ia[i, b, a] = acc
+            for a in range(6):
+                acc = w.pA[i, a]
+                for b in range(6):
+                    acc += Ia[i, a, b] * w.c[i, b]
+                for d in range(n):
+                    acc += Wd[a, d] * w.u[va + d]
+                w.pa[i, a] = acc
+        add_inertia_to_parent(w.E, w.r, i, Ia, i, IA, p, w.T6)
+        add_force_to_parent(w.E, w.r, i, w.pa, i, w.pA, p)
 
+    rhs = w.F2
     for i in range(nb):
         n = nv_of(tree.jtype[i])
         va = tree.vadr[i]
-        ai = w.a[i]
-        parent_acceleration(tree, gravity, w, i, ai)
+        parent_acceleration(tree, gravity, w, i)
         for k in range(6):
-            ai[k] += w.c[i, k]
+            w.a[i, k] += w.c[i, k]
         if n > 0 and not tree.prescribed[i]:
             # qdd = D^-1 (u - U^T a')
-            r = w.x6
             for d in range(n):
                 acc = w.u[va + d]
                 for k in range(6):
-                    acc -= w.U[va + d, k] * ai[k]
-                r[d] = acc
-            Dinv = w.Dinv[i]
+                    acc -= U[va + d, k] * w.a[i, k]
+                rhs[0, d] = acc
             for d in range(n):
                 acc = 0.0
                 for e in range(n):
-                    acc += Dinv[d, e] * r[e]
+                    acc += w.Dinv[i, d, e] * rhs[0, e]
                 qdd[va + d] = acc
         for d in range(va, va + n):
             for k in range(6):
-                ai[k] += w.S[d, k] * qdd[d]
+                w.a[i, k] += S[d, k] * qdd[d]
         if tree.prescribed[i]:
-            mat6_vec(w.IA[i], ai, w.f[i])
-            for k in range(6):
-                w.f[i, k] += w.pA[i, k]
+            for a in range(6):
+                acc = w.pA[i, a]
+                for b in range(6):
+                    acc += IA[i, a, b] * w.a[i, b]
+                w.f[i, a] = acc

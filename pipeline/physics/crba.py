@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba
 
 from pipeline.physics.kinematics import joint_pass, nv_of
-from pipeline.physics.spatial import add_force_to_parent, rigid_inertia, add_inertia_to_parent
+from pipeline.physics.spatial import add_force_to_parent, add_inertia_to_parent, rigid_inertia
 
 
 @numba.njit(cache=True)
@@ -19,44 +19,44 @@ def crba(tree, q, M, w):
     nv = M.shape[0]
     joint_pass(tree, q, q[:0], w, False)
     for i in range(nb):
-        rigid_inertia(tree.mass[i], tree.com[i], tree.inertia[i], w.IA[i])
+        rigid_inertia(tree.mass, tree.com, tree.inertia, i, w.IA, i)
     for i in range(nb - 1, -1, -1):
         p = tree.parent[i]
         if p >= 0:
-            add_inertia_to_parent(w.E[i], w.r[i], w.IA[i], w.IA[p], w.T6)
+            add_inertia_to_parent(w.E, w.r, i, w.IA, i, w.IA, p, w.T6)
     for a in range(nv):
         for b in range(nv):
             M[a, b] = 0.0
-    F = w.x6
-    G = w.y6
+    F = w.F2  # row 0: the column force F, row 1: its transform to the parent
+    S = w.S
     for i in range(nb):
         va = tree.vadr[i]
-        for d in range(va, va + nv_of(tree.jtype[i])):
-            Ic = w.IA[i]
+        n = nv_of(tree.jtype[i])
+        for d in range(va, va + n):
             for a in range(6):
                 acc = 0.0
                 for b in range(6):
-                    acc += Ic[a, b] * w.S[d, b]
-                F[a] = acc
-            for e in range(va, va + nv_of(tree.jtype[i])):
+                    acc += w.IA[i, a, b] * S[d, b]
+                F[0, a] = acc
+            for e in range(va, va + n):
                 acc = 0.0
                 for k in range(6):
-                    acc += w.S[e, k] * F[k]
+                    acc += S[e, k] * F[0, k]
                 M[d, e] = acc
             j = i
             while tree.parent[j] >= 0:
                 for k in range(6):
-                    G[k] = 0.0
-                add_force_to_parent(w.E[j], w.r[j], F, G)
+                    F[1, k] = 0.0
+                add_force_to_parent(w.E, w.r, j, F, 0, F, 1)
                 for k in range(6):
-                    F[k] = G[k]
+                    F[0, k] = F[1, k]
                 j = tree.parent[j]
                 vj = tree.vadr[j]
                 for e in range(vj, vj + nv_of(tree.jtype[j])):
                     acc = 0.0
                     for k in range(6):
-                        acc += w.S[e, k] * F[k]
+                        acc += S[e, k] * F[0, k]
                     M[d, e] = acc
                     M[e, d] = acc
-        for d in range(va, va + nv_of(tree.jtype[i])):
+        for d in range(va, va + n):
             M[d, d] += tree.armature[d]

@@ -18,7 +18,8 @@ import numba
 import numpy as np
 
 from pipeline.physics.model import BALL, FIXED, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
-from pipeline.physics.spatial import axis_angle_rot, cross_motion, motion_to_child, quat_to_rot
+from pipeline.physics.spatial import (IDENTITY3, axis_angle_matrix, motion_to_child, mul33,
+                                      quat_matrix)
 
 
 class Workspace(NamedTuple):
@@ -35,15 +36,14 @@ class Workspace(NamedTuple):
     f: np.ndarray  # (nb, 6) RNEA body force / ABA constraint force on prescribed bodies
     IA: np.ndarray  # (nb, 6, 6) articulated (ABA) or composite (CRBA) inertia
     pA: np.ndarray  # (nb, 6) articulated bias force
+    Ia: np.ndarray  # (nb, 6, 6) inertia a body hands to its parent (ABA)
+    pa: np.ndarray  # (nb, 6) bias force a body hands to its parent (ABA)
     U: np.ndarray  # (nv, 6) IA S
     Dinv: np.ndarray  # (nb, 6, 6) inverse of S^T IA S (+ armature), per joint
     u: np.ndarray  # (nv,) tau - S^T pA
-    R3: np.ndarray  # (3, 3) scratch
-    M6: np.ndarray  # (6, 6) scratch
     T6: np.ndarray  # (6, 6) scratch
     W6: np.ndarray  # (6, 6) scratch
-    x6: np.ndarray  # (6,) scratch
-    y6: np.ndarray  # (6,) scratch
+    F2: np.ndarray  # (2, 6) scratch
 
 
 def make_workspace(nb: int, nv: int) -> Workspace:
@@ -51,127 +51,140 @@ def make_workspace(nb: int, nv: int) -> Workspace:
     return Workspace(
         E=z((nb, 3, 3)), r=z((nb, 3)), S=z((nv, 6)), xpos=z((nb, 3)), xrot=z((nb, 3, 3)),
         v=z((nb, 6)), c=z((nb, 6)), a=z((nb, 6)), f=z((nb, 6)), IA=z((nb, 6, 6)),
-        pA=z((nb, 6)), U=z((nv, 6)), Dinv=z((nb, 6, 6)), u=z(nv), R3=z((3, 3)),
-        M6=z((6, 6)), T6=z((6, 6)), W6=z((6, 6)), x6=z(6), y6=z(6))
+        pA=z((nb, 6)), Ia=z((nb, 6, 6)), pa=z((nb, 6)), U=z((nv, 6)), Dinv=z((nb, 6, 6)),
+        u=z(nv), T6=z((6, 6)), W6=z((6, 6)), F2=z((2, 6)))
+
+
+@numba.njit(cache=True)
+def _set_unit_columns(S, va, n, offset):
+    """S rows va..va+n-1 = unit vectors e_{offset}, e_{offset+1}, ..."""
+    for d in range(n):
+        for k in range(6):
+            S[va + d, k] = 1.0 if k == offset + d else 0.0
 
 
 @numba.njit(cache=True)
 def joint_pass(tree, q, qd, w, with_velocity):
     """Outward pass: E, r, S, world pose and, if with_velocity, v and c (see module doc)."""
     nb = tree.parent.shape[0]
-    RJ = w.R3
-    vJ = w.x6
+    S = w.S
     for i in range(nb):
         jt = tree.jtype[i]
         qa = tree.qadr[i]
         va = tree.vadr[i]
-        ax = tree.jaxis[i, 0]
-        tx = 0.0
-        ty = 0.0
-        tz = 0.0
+        x, y, z = tree.jaxis[i, 0, 0], tree.jaxis[i, 0, 1], tree.jaxis[i, 0, 2]
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
         cj0 = 0.0
         cj1 = 0.0
         cj2 = 0.0
+        R = IDENTITY3
         if jt == REVOLUTE:
-            axis_angle_rot(ax, q[qa], RJ)
-            for k in range(3):
-                w.S[va, k] = ax[k]
-                w.S[va, 3 + k] = 0.0
+            R = axis_angle_matrix(x, y, z, q[qa])
+            S[va, 0] = x
+            S[va, 1] = y
+            S[va, 2] = z
+            S[va, 3] = 0.0
+            S[va, 4] = 0.0
+            S[va, 5] = 0.0
         elif jt == PRISMATIC:
-            for a in range(3):
-                for b in range(3):
-                    RJ[a, b] = 1.0 if a == b else 0.0
-            tx = ax[0] * q[qa]
-            ty = ax[1] * q[qa]
-            tz = ax[2] * q[qa]
-            for k in range(3):
-                w.S[va, k] = 0.0
-                w.S[va, 3 + k] = ax[k]
+            t0 = x * q[qa]
+            t1 = y * q[qa]
+            t2 = z * q[qa]
+            S[va, 0] = 0.0
+            S[va, 1] = 0.0
+            S[va, 2] = 0.0
+            S[va, 3] = x
+            S[va, 4] = y
+            S[va, 5] = z
         elif jt == UNIVERSAL:
-            a2 = tree.jaxis[i, 1]
-            R1 = w.M6[:3, :3]
-            R2 = w.M6[3:, 3:]
-            axis_angle_rot(ax, q[qa], R1)
-            axis_angle_rot(a2, q[qa + 1], R2)
-            for a in range(3):
-                for b in range(3):
-                    RJ[a, b] = R1[a, 0] * R2[0, b] + R1[a, 1] * R2[1, b] + R1[a, 2] * R2[2, b]
-            # first axis seen from the body: R2^T a1; its rate gives dS/dt qd = qd1 qd2 (s1 x a2)
-            for k in range(3):
-                w.S[va, k] = R2[0, k] * ax[0] + R2[1, k] * ax[1] + R2[2, k] * ax[2]
-                w.S[va, 3 + k] = 0.0
-                w.S[va + 1, k] = a2[k]
-                w.S[va + 1, 3 + k] = 0.0
+            x2, y2, z2 = tree.jaxis[i, 1, 0], tree.jaxis[i, 1, 1], tree.jaxis[i, 1, 2]
+            R2 = axis_angle_matrix(x2, y2, z2, q[qa + 1])
+            R = mul33(axis_angle_matrix(x, y, z, q[qa]), R2)
+            # the first axis seen from the body is R2^T a1; its rate makes
+            # dS/dt qd = qd1 qd2 (s1 x a2)
+            s0 = R2[0] * x + R2[3] * y + R2[6] * z
+            s1 = R2[1] * x + R2[4] * y + R2[7] * z
+            s2 = R2[2] * x + R2[5] * y + R2[8] * z
+            S[va, 0] = s0
+            S[va, 1] = s1
+            S[va, 2] = s2
+            S[va + 1, 0] = x2
+            S[va + 1, 1] = y2
+            S[va + 1, 2] = z2
+            for k in range(3, 6):
+                S[va, k] = 0.0
+                S[va + 1, k] = 0.0
             if with_velocity:
-                s = w.S[va]
                 g = qd[va] * qd[va + 1]
-                cj0 = g * (s[1] * a2[2] - s[2] * a2[1])
-                cj1 = g * (s[2] * a2[0] - s[0] * a2[2])
-                cj2 = g * (s[0] * a2[1] - s[1] * a2[0])
+                cj0 = g * (s1 * z2 - s2 * y2)
+                cj1 = g * (s2 * x2 - s0 * z2)
+                cj2 = g * (s0 * y2 - s1 * x2)
         elif jt == BALL:
-            quat_to_rot(q[qa], q[qa + 1], q[qa + 2], q[qa + 3], RJ)
-            for d in range(3):
-                for k in range(6):
-                    w.S[va + d, k] = 1.0 if k == d else 0.0
+            R = quat_matrix(q[qa], q[qa + 1], q[qa + 2], q[qa + 3])
+            _set_unit_columns(S, va, 3, 0)
         elif jt == FREE:
-            tx = q[qa]
-            ty = q[qa + 1]
-            tz = q[qa + 2]
-            quat_to_rot(q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6], RJ)
-            # qd = (v, w): column d of S picks v_d (linear rows), column 3+d picks w_d
-            for d in range(3):
-                for k in range(6):
-                    w.S[va + d, k] = 1.0 if k == 3 + d else 0.0
-                    w.S[va + 3 + d, k] = 1.0 if k == d else 0.0
-        else:  # FIXED
-            for a in range(3):
-                for b in range(3):
-                    RJ[a, b] = 1.0 if a == b else 0.0
+            t0 = q[qa]
+            t1 = q[qa + 1]
+            t2 = q[qa + 2]
+            R = quat_matrix(q[qa + 3], q[qa + 4], q[qa + 5], q[qa + 6])
+            # qd = (v, w): the first three columns pick v (linear rows), the rest w
+            _set_unit_columns(S, va, 3, 3)
+            _set_unit_columns(S, va + 3, 3, 0)
 
-        # body placement in the parent: R = jrot RJ, r = jpos + jrot t
-        jr = tree.jrot[i]
-        E = w.E[i]
+        # placement in the parent: R_parent<-body = jrot R, r = jpos + jrot t; E = its transpose
         for a in range(3):
-            for b in range(3):
-                # E = R^T, R[b, a] = sum_k jr[b, k] RJ[k, a]
-                E[a, b] = jr[b, 0] * RJ[0, a] + jr[b, 1] * RJ[1, a] + jr[b, 2] * RJ[2, a]
-        r = w.r[i]
-        for a in range(3):
-            r[a] = tree.jpos[i, a] + jr[a, 0] * tx + jr[a, 1] * ty + jr[a, 2] * tz
+            j0, j1, j2 = tree.jrot[i, a, 0], tree.jrot[i, a, 1], tree.jrot[i, a, 2]
+            w.E[i, 0, a] = j0 * R[0] + j1 * R[3] + j2 * R[6]
+            w.E[i, 1, a] = j0 * R[1] + j1 * R[4] + j2 * R[7]
+            w.E[i, 2, a] = j0 * R[2] + j1 * R[5] + j2 * R[8]
+            w.r[i, a] = tree.jpos[i, a] + j0 * t0 + j1 * t1 + j2 * t2
 
         p = tree.parent[i]
-        X = w.xrot[i]
         if p < 0:
             for a in range(3):
-                w.xpos[i, a] = r[a]
+                w.xpos[i, a] = w.r[i, a]
                 for b in range(3):
-                    X[a, b] = E[b, a]
+                    w.xrot[i, a, b] = w.E[i, b, a]
         else:
-            Xp = w.xrot[p]
             for a in range(3):
-                w.xpos[i, a] = w.xpos[p, a] + Xp[a, 0] * r[0] + Xp[a, 1] * r[1] + Xp[a, 2] * r[2]
+                w.xpos[i, a] = (w.xpos[p, a] + w.xrot[p, a, 0] * w.r[i, 0]
+                                + w.xrot[p, a, 1] * w.r[i, 1] + w.xrot[p, a, 2] * w.r[i, 2])
                 for b in range(3):
-                    X[a, b] = Xp[a, 0] * E[b, 0] + Xp[a, 1] * E[b, 1] + Xp[a, 2] * E[b, 2]
+                    w.xrot[i, a, b] = (w.xrot[p, a, 0] * w.E[i, b, 0] + w.xrot[p, a, 1] * w.E[i, b, 1]
+                                       + w.xrot[p, a, 2] * w.E[i, b, 2])
 
         if with_velocity:
-            for k in range(6):
-                vJ[k] = 0.0
-            for d in range(va, va + nv_of(jt)):
-                for k in range(6):
-                    vJ[k] += w.S[d, k] * qd[d]
-            vi = w.v[i]
+            n = nv_of(jt)
             if p < 0:
                 for k in range(6):
-                    vi[k] = vJ[k]
+                    w.v[i, k] = 0.0
             else:
-                motion_to_child(E, r, w.v[p], vi)
-                for k in range(6):
-                    vi[k] += vJ[k]
-            ci = w.c[i]
-            cross_motion(vi, vJ, ci)
-            ci[0] += cj0
-            ci[1] += cj1
-            ci[2] += cj2
+                motion_to_child(w.E, w.r, i, w.v, p, w.v, i)
+            # vJ = S qd, added to v; c = v x vJ + dS/dt qd
+            j0 = j1 = j2 = j3 = j4 = j5 = 0.0
+            for d in range(va, va + n):
+                j0 += S[d, 0] * qd[d]
+                j1 += S[d, 1] * qd[d]
+                j2 += S[d, 2] * qd[d]
+                j3 += S[d, 3] * qd[d]
+                j4 += S[d, 4] * qd[d]
+                j5 += S[d, 5] * qd[d]
+            w.v[i, 0] += j0
+            w.v[i, 1] += j1
+            w.v[i, 2] += j2
+            w.v[i, 3] += j3
+            w.v[i, 4] += j4
+            w.v[i, 5] += j5
+            w0, w1, w2 = w.v[i, 0], w.v[i, 1], w.v[i, 2]
+            u0, u1, u2 = w.v[i, 3], w.v[i, 4], w.v[i, 5]
+            w.c[i, 0] = w1 * j2 - w2 * j1 + cj0
+            w.c[i, 1] = w2 * j0 - w0 * j2 + cj1
+            w.c[i, 2] = w0 * j1 - w1 * j0 + cj2
+            w.c[i, 3] = w1 * j5 - w2 * j4 + u1 * j2 - u2 * j1
+            w.c[i, 4] = w2 * j3 - w0 * j5 + u2 * j0 - u0 * j2
+            w.c[i, 5] = w0 * j4 - w1 * j3 + u0 * j1 - u1 * j0
 
 
 @numba.njit(cache=True, inline="always")

@@ -10,7 +10,7 @@ import numba
 
 from pipeline.physics.aba import body_bias_forces, parent_acceleration
 from pipeline.physics.kinematics import joint_pass, nv_of
-from pipeline.physics.spatial import add_force_to_parent, mat6_vec
+from pipeline.physics.spatial import add_force_to_parent
 
 
 @numba.njit(cache=True)
@@ -20,27 +20,26 @@ def rnea(tree, gravity, q, qd, qdd, fext, tau, w):
     nb = tree.parent.shape[0]
     joint_pass(tree, q, qd, w, True)
     body_bias_forces(tree, fext, w, w.f)
-    Ia = w.y6
     for i in range(nb):
-        ai = w.a[i]
-        parent_acceleration(tree, gravity, w, i, ai)
+        parent_acceleration(tree, gravity, w, i)
         va = tree.vadr[i]
         for k in range(6):
-            ai[k] += w.c[i, k]
-        for d in range(va, va + nv_of(tree.jtype[i])):
-            for k in range(6):
-                ai[k] += w.S[d, k] * qdd[d]
-        mat6_vec(w.IA[i], ai, Ia)
-        for k in range(6):
-            w.f[i, k] += Ia[k]
+            acc = w.a[i, k] + w.c[i, k]
+            for d in range(va, va + nv_of(tree.jtype[i])):
+                acc += w.S[d, k] * qdd[d]
+            w.a[i, k] = acc
+        for a in range(6):
+            acc = 0.0
+            for b in range(6):
+                acc += w.IA[i, a, b] * w.a[i, b]
+            w.f[i, a] += acc
     for i in range(nb - 1, -1, -1):
         va = tree.vadr[i]
-        fi = w.f[i]
         for d in range(va, va + nv_of(tree.jtype[i])):
             acc = tree.armature[d] * qdd[d]
             for k in range(6):
-                acc += w.S[d, k] * fi[k]
+                acc += w.S[d, k] * w.f[i, k]
             tau[d] = acc
         p = tree.parent[i]
         if p >= 0:
-            add_force_to_parent(w.E[i], w.r[i], fi, w.f[p])
+            add_force_to_parent(w.E, w.r, i, w.f, i, w.f, p)

@@ -8,50 +8,51 @@ parent coordinates. Then, for motion vectors,
     m_b = [E w_p; E (v_p - r x w_p)]
 
 and forces go back with the transpose, f_p = [E^T n + r x E^T f; E^T f]. Spatial
-inertias are 6x6 symmetric [[A, B], [B^T, C]] (3x3 blocks). Everything here works on
-3x3 blocks and explicit loops so that the kernels never form 6x6 transform products
-and never allocate.
+inertias are 6x6 symmetric [[A, B], [B^T, C]] (3x3 blocks).
+
+The helpers take whole per-body arrays plus row indices (`E, r, i` means E[i], r[i])
+instead of views: in numba a view of a row costs a reference-count round trip, which
+in these short loops costs more than the arithmetic. Small rotations travel as 9-tuples
+(row major), which live in registers.
 """
 from __future__ import annotations
 
 import math
 
 import numba
-import numpy as np
+
+IDENTITY3 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
 @numba.njit(cache=True)
-def quat_to_rot(w, x, y, z, out):
-    """Rotation matrix (parent <- body) of the quaternion (w, x, y, z). A quaternion that
-    drifted off unit length still gives a proper rotation (it is normalised here)."""
+def quat_matrix(w, x, y, z):
+    """Rotation (parent <- body, row-major 9-tuple) of the quaternion (w, x, y, z); a
+    quaternion that drifted off unit length still gives a proper rotation."""
     s = 2.0 / (w * w + x * x + y * y + z * z)
-    out[0, 0] = 1.0 - s * (y * y + z * z)
-    out[0, 1] = s * (x * y - w * z)
-    out[0, 2] = s * (x * z + w * y)
-    out[1, 0] = s * (x * y + w * z)
-    out[1, 1] = 1.0 - s * (x * x + z * z)
-    out[1, 2] = s * (y * z - w * x)
-    out[2, 0] = s * (x * z - w * y)
-    out[2, 1] = s * (y * z + w * x)
-    out[2, 2] = 1.0 - s * (x * x + y * y)
+    return (1.0 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y),
+            s * (x * y + w * z), 1.0 - s * (x * x + z * z), s * (y * z - w * x),
+            s * (x * z - w * y), s * (y * z + w * x), 1.0 - s * (x * x + y * y))
 
 
 @numba.njit(cache=True)
-def axis_angle_rot(ax, angle, out):
-    """Rotation by `angle` about the unit axis `ax` (Rodrigues), written into out (3x3)."""
+def axis_angle_matrix(x, y, z, angle):
+    """Rotation by `angle` about the unit axis (x, y, z) (Rodrigues), row-major 9-tuple."""
     s = math.sin(angle)
     c = math.cos(angle)
     t = 1.0 - c
-    x, y, z = ax[0], ax[1], ax[2]
-    out[0, 0] = c + t * x * x
-    out[0, 1] = t * x * y - s * z
-    out[0, 2] = t * x * z + s * y
-    out[1, 0] = t * x * y + s * z
-    out[1, 1] = c + t * y * y
-    out[1, 2] = t * y * z - s * x
-    out[2, 0] = t * x * z - s * y
-    out[2, 1] = t * y * z + s * x
-    out[2, 2] = c + t * z * z
+    return (c + t * x * x, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, c + t * y * y, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, c + t * z * z)
+
+
+@numba.njit(cache=True)
+def mul33(a, b):
+    """Product of two row-major 9-tuples."""
+    return (a[0] * b[0] + a[1] * b[3] + a[2] * b[6], a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
+            a[0] * b[2] + a[1] * b[5] + a[2] * b[8], a[3] * b[0] + a[4] * b[3] + a[5] * b[6],
+            a[3] * b[1] + a[4] * b[4] + a[5] * b[7], a[3] * b[2] + a[4] * b[5] + a[5] * b[8],
+            a[6] * b[0] + a[7] * b[3] + a[8] * b[6], a[6] * b[1] + a[7] * b[4] + a[8] * b[7],
+            a[6] * b[2] + a[7] * b[5] + a[8] * b[8])
 
 
 @numba.njit(cache=True)
@@ -91,181 +92,158 @@ def rot_to_quat(R, out):
 
 
 @numba.njit(cache=True)
-def motion_to_child(E, r, m, out):
-    """out = X m for the parent->body transform (E, r); out may not alias m."""
-    # v_p - r x w_p, then rotate both halves
-    dx = m[3] - (r[1] * m[2] - r[2] * m[1])
-    dy = m[4] - (r[2] * m[0] - r[0] * m[2])
-    dz = m[5] - (r[0] * m[1] - r[1] * m[0])
-    for k in range(3):
-        out[k] = E[k, 0] * m[0] + E[k, 1] * m[1] + E[k, 2] * m[2]
-        out[3 + k] = E[k, 0] * dx + E[k, 1] * dy + E[k, 2] * dz
+def motion_to_child(E, r, i, m, j, out, k):
+    """out[k] = X_i m[j]: a parent-frame motion vector seen in body i."""
+    dx = m[j, 3] - (r[i, 1] * m[j, 2] - r[i, 2] * m[j, 1])
+    dy = m[j, 4] - (r[i, 2] * m[j, 0] - r[i, 0] * m[j, 2])
+    dz = m[j, 5] - (r[i, 0] * m[j, 1] - r[i, 1] * m[j, 0])
+    w0, w1, w2 = m[j, 0], m[j, 1], m[j, 2]
+    for a in range(3):
+        out[k, a] = E[i, a, 0] * w0 + E[i, a, 1] * w1 + E[i, a, 2] * w2
+        out[k, 3 + a] = E[i, a, 0] * dx + E[i, a, 1] * dy + E[i, a, 2] * dz
 
 
 @numba.njit(cache=True)
-def add_force_to_parent(E, r, f, out):
-    """out += X^T f: a body-frame force expressed at the parent frame origin."""
-    fx = E[0, 0] * f[3] + E[1, 0] * f[4] + E[2, 0] * f[5]
-    fy = E[0, 1] * f[3] + E[1, 1] * f[4] + E[2, 1] * f[5]
-    fz = E[0, 2] * f[3] + E[1, 2] * f[4] + E[2, 2] * f[5]
-    nx = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
-    ny = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
-    nz = E[0, 2] * f[0] + E[1, 2] * f[1] + E[2, 2] * f[2]
-    out[0] += nx + r[1] * fz - r[2] * fy
-    out[1] += ny + r[2] * fx - r[0] * fz
-    out[2] += nz + r[0] * fy - r[1] * fx
-    out[3] += fx
-    out[4] += fy
-    out[5] += fz
+def add_force_to_parent(E, r, i, f, j, out, k):
+    """out[k] += X_i^T f[j]: a force on body i expressed at its parent's origin."""
+    fx = E[i, 0, 0] * f[j, 3] + E[i, 1, 0] * f[j, 4] + E[i, 2, 0] * f[j, 5]
+    fy = E[i, 0, 1] * f[j, 3] + E[i, 1, 1] * f[j, 4] + E[i, 2, 1] * f[j, 5]
+    fz = E[i, 0, 2] * f[j, 3] + E[i, 1, 2] * f[j, 4] + E[i, 2, 2] * f[j, 5]
+    nx = E[i, 0, 0] * f[j, 0] + E[i, 1, 0] * f[j, 1] + E[i, 2, 0] * f[j, 2]
+    ny = E[i, 0, 1] * f[j, 0] + E[i, 1, 1] * f[j, 1] + E[i, 2, 1] * f[j, 2]
+    nz = E[i, 0, 2] * f[j, 0] + E[i, 1, 2] * f[j, 1] + E[i, 2, 2] * f[j, 2]
+    out[k, 0] += nx + r[i, 1] * fz - r[i, 2] * fy
+    out[k, 1] += ny + r[i, 2] * fx - r[i, 0] * fz
+    out[k, 2] += nz + r[i, 0] * fy - r[i, 1] * fx
+    out[k, 3] += fx
+    out[k, 4] += fy
+    out[k, 5] += fz
 
 
 @numba.njit(cache=True)
-def add_inertia_to_parent(E, r, I, out, tmp):
-    """out += X^T I X for a symmetric spatial inertia I (6x6) given in the body frame.
+def add_inertia_to_parent(E, r, i, I, j, out, k, tmp):
+    """out[k] += X_i^T I[j] X_i for a symmetric spatial inertia given in body i's frame.
 
-    Each 3x3 block is rotated into parent axes (A' = E^T A E, likewise B', C'); then the
+    Each 3x3 block is rotated into parent axes (A' = E^T A E, likewise B', C'), then the
     reference point moves by r:  C = C',  B = B' + r x C',
     A = A' + L + L^T + N  with  L = r x B'^T  and  N = -(r x) C' (r x).
-    `tmp` is (6, 6) scratch; only its upper blocks are used.
+    `tmp` is (6, 6) scratch: P = block E in its lower-left, the rotated blocks above.
     """
     for oi, oj in ((0, 0), (0, 3), (3, 3)):
-        for a in range(3):
+        for a in range(3):  # P = block E
             for b in range(3):
-                acc = 0.0
-                for k in range(3):
-                    acc += E[k, a] * (I[oi + k, oj] * E[0, b] + I[oi + k, oj + 1] * E[1, b]
-                                      + I[oi + k, oj + 2] * E[2, b])
-                tmp[oi + a, oj + b] = acc
-    rx, ry, rz = r[0], r[1], r[2]
-    # K = r x C' (column-wise) and B = B' + K
-    for j in range(3):
-        c0 = tmp[3, 3 + j]
-        c1 = tmp[4, 3 + j]
-        c2 = tmp[5, 3 + j]
-        tmp[3 + j, 0] = ry * c2 - rz * c1  # K^T kept in the lower-left block
-        tmp[3 + j, 1] = rz * c0 - rx * c2
-        tmp[3 + j, 2] = rx * c1 - ry * c0
-    for i in range(3):
-        for j in range(3):
-            b = tmp[i, 3 + j] + tmp[3 + j, i]
-            out[i, 3 + j] += b
-            out[3 + j, i] += b
-            out[3 + i, 3 + j] += tmp[3 + i, 3 + j]
-    # A: L[:, j] = r x (row j of B'), N[i, :] = r x (row i of K)
-    for i in range(3):
-        for j in range(i, 3):
-            # L[i, j] = (r x B'[j, :])[i]; L[j, i] = (r x B'[i, :])[j]
-            if i == 0:
-                lij = ry * tmp[j, 5] - rz * tmp[j, 4]
-            elif i == 1:
-                lij = rz * tmp[j, 3] - rx * tmp[j, 5]
-            else:
-                lij = rx * tmp[j, 4] - ry * tmp[j, 3]
-            if j == 0:
-                lji = ry * tmp[i, 5] - rz * tmp[i, 4]
-            elif j == 1:
-                lji = rz * tmp[i, 3] - rx * tmp[i, 5]
-            else:
-                lji = rx * tmp[i, 4] - ry * tmp[i, 3]
-            # N[i, j] = (r x K[i, :])[j], K[i, k] = tmp[3 + k, i]
-            k0 = tmp[3, i]
-            k1 = tmp[4, i]
-            k2 = tmp[5, i]
-            if j == 0:
-                nij = ry * k2 - rz * k1
-            elif j == 1:
-                nij = rz * k0 - rx * k2
-            else:
-                nij = rx * k1 - ry * k0
-            a = tmp[i, j] + lij + lji + nij
-            out[i, j] += a
-            if j != i:
-                out[j, i] += a
+                tmp[3 + a, b] = (I[j, oi + a, oj] * E[i, 0, b] + I[j, oi + a, oj + 1] * E[i, 1, b]
+                                 + I[j, oi + a, oj + 2] * E[i, 2, b])
+        for a in range(3):  # E^T P
+            for b in range(3):
+                tmp[oi + a, oj + b] = (E[i, 0, a] * tmp[3, b] + E[i, 1, a] * tmp[4, b]
+                                       + E[i, 2, a] * tmp[5, b])
+    rx, ry, rz = r[i, 0], r[i, 1], r[i, 2]
+    # K = r x C' column by column (kept transposed in the lower-left), then B = B' + K
+    for b in range(3):
+        c0 = tmp[3, 3 + b]
+        c1 = tmp[4, 3 + b]
+        c2 = tmp[5, 3 + b]
+        tmp[3 + b, 0] = ry * c2 - rz * c1
+        tmp[3 + b, 1] = rz * c0 - rx * c2
+        tmp[3 + b, 2] = rx * c1 - ry * c0
+    for a in range(3):
+        for b in range(3):
+            v = tmp[a, 3 + b] + tmp[3 + b, a]
+            out[k, a, 3 + b] += v
+            out[k, 3 + b, a] += v
+            out[k, 3 + a, 3 + b] += tmp[3 + a, 3 + b]
+    # A: L[a, b] = (r x B'[b, :])[a];  N[a, b] = (r x K[a, :])[b] with K[a, c] = tmp[3 + c, a]
+    for a in range(3):
+        for b in range(a, 3):
+            lab = _cross_component(rx, ry, rz, tmp[b, 3], tmp[b, 4], tmp[b, 5], a)
+            lba = _cross_component(rx, ry, rz, tmp[a, 3], tmp[a, 4], tmp[a, 5], b)
+            nab = _cross_component(rx, ry, rz, tmp[3, a], tmp[4, a], tmp[5, a], b)
+            v = tmp[a, b] + lab + lba + nab
+            out[k, a, b] += v
+            if b != a:
+                out[k, b, a] += v
+
+
+@numba.njit(cache=True, inline="always")
+def _cross_component(rx, ry, rz, x, y, z, a):
+    """Component a of r x (x, y, z)."""
+    if a == 0:
+        return ry * z - rz * y
+    if a == 1:
+        return rz * x - rx * z
+    return rx * y - ry * x
 
 
 @numba.njit(cache=True)
-def rigid_inertia(m, com, Icom, out):
-    """Spatial inertia about the body origin of mass m with centre com and rotational
-    inertia Icom about the centre (body axes): [[Icom + m cx cx^T, m cx], [m cx^T, m 1]]."""
-    cx, cy, cz = com[0], com[1], com[2]
+def rigid_inertia(mass, com, inertia, i, out, k):
+    """out[k] = spatial inertia of body i about its origin: [[Ic + m cx cx^T, m cx],
+    [m cx^T, m 1]] from mass[i], com[i] and the rotational inertia[i] about the COM."""
+    m = mass[i]
+    cx, cy, cz = com[i, 0], com[i, 1], com[i, 2]
     hx, hy, hz = m * cx, m * cy, m * cz
-    out[0, 0] = Icom[0, 0] + m * (cy * cy + cz * cz)
-    out[1, 1] = Icom[1, 1] + m * (cx * cx + cz * cz)
-    out[2, 2] = Icom[2, 2] + m * (cx * cx + cy * cy)
-    out[0, 1] = out[1, 0] = Icom[0, 1] - m * cx * cy
-    out[0, 2] = out[2, 0] = Icom[0, 2] - m * cx * cz
-    out[1, 2] = out[2, 1] = Icom[1, 2] - m * cy * cz
-    # m cx  (skew of h = m c)
-    out[0, 3] = out[3, 0] = 0.0
-    out[1, 4] = out[4, 1] = 0.0
-    out[2, 5] = out[5, 2] = 0.0
-    out[0, 4] = out[4, 0] = -hz
-    out[0, 5] = out[5, 0] = hy
-    out[1, 3] = out[3, 1] = hz
-    out[1, 5] = out[5, 1] = -hx
-    out[2, 3] = out[3, 2] = -hy
-    out[2, 4] = out[4, 2] = hx
-    for i in range(3, 6):
-        for j in range(3, 6):
-            out[i, j] = m if i == j else 0.0
+    out[k, 0, 0] = inertia[i, 0, 0] + hy * cy + hz * cz
+    out[k, 1, 1] = inertia[i, 1, 1] + hx * cx + hz * cz
+    out[k, 2, 2] = inertia[i, 2, 2] + hx * cx + hy * cy
+    out[k, 0, 1] = out[k, 1, 0] = inertia[i, 0, 1] - hx * cy
+    out[k, 0, 2] = out[k, 2, 0] = inertia[i, 0, 2] - hx * cz
+    out[k, 1, 2] = out[k, 2, 1] = inertia[i, 1, 2] - hy * cz
+    out[k, 0, 3] = out[k, 3, 0] = 0.0
+    out[k, 1, 4] = out[k, 4, 1] = 0.0
+    out[k, 2, 5] = out[k, 5, 2] = 0.0
+    out[k, 0, 4] = out[k, 4, 0] = -hz
+    out[k, 0, 5] = out[k, 5, 0] = hy
+    out[k, 1, 3] = out[k, 3, 1] = hz
+    out[k, 1, 5] = out[k, 5, 1] = -hx
+    out[k, 2, 3] = out[k, 3, 2] = -hy
+    out[k, 2, 4] = out[k, 4, 2] = hx
+    for a in range(3, 6):
+        for b in range(3, 6):
+            out[k, a, b] = m if a == b else 0.0
 
 
 @numba.njit(cache=True)
-def mat6_vec(M, x, out):
-    for i in range(6):
-        acc = 0.0
-        for j in range(6):
-            acc += M[i, j] * x[j]
-        out[i] = acc
+def cross_force_inertia(I, i, v, j, out, k):
+    """out[k] = v[j] x* (I[i] v[j]): the velocity-product (bias) force of a rigid body."""
+    h = (I[i, 0, 0] * v[j, 0] + I[i, 0, 1] * v[j, 1] + I[i, 0, 2] * v[j, 2]
+         + I[i, 0, 3] * v[j, 3] + I[i, 0, 4] * v[j, 4] + I[i, 0, 5] * v[j, 5],
+         I[i, 1, 0] * v[j, 0] + I[i, 1, 1] * v[j, 1] + I[i, 1, 2] * v[j, 2]
+         + I[i, 1, 3] * v[j, 3] + I[i, 1, 4] * v[j, 4] + I[i, 1, 5] * v[j, 5],
+         I[i, 2, 0] * v[j, 0] + I[i, 2, 1] * v[j, 1] + I[i, 2, 2] * v[j, 2]
+         + I[i, 2, 3] * v[j, 3] + I[i, 2, 4] * v[j, 4] + I[i, 2, 5] * v[j, 5],
+         I[i, 3, 0] * v[j, 0] + I[i, 3, 1] * v[j, 1] + I[i, 3, 2] * v[j, 2]
+         + I[i, 3, 3] * v[j, 3],
+         I[i, 4, 0] * v[j, 0] + I[i, 4, 1] * v[j, 1] + I[i, 4, 2] * v[j, 2]
+         + I[i, 4, 4] * v[j, 4],
+         I[i, 5, 0] * v[j, 0] + I[i, 5, 1] * v[j, 1] + I[i, 5, 2] * v[j, 2]
+         + I[i, 5, 5] * v[j, 5])
+    w0, w1, w2 = v[j, 0], v[j, 1], v[j, 2]
+    u0, u1, u2 = v[j, 3], v[j, 4], v[j, 5]
+    out[k, 0] = w1 * h[2] - w2 * h[1] + u1 * h[5] - u2 * h[4]
+    out[k, 1] = w2 * h[0] - w0 * h[2] + u2 * h[3] - u0 * h[5]
+    out[k, 2] = w0 * h[1] - w1 * h[0] + u0 * h[4] - u1 * h[3]
+    out[k, 3] = w1 * h[5] - w2 * h[4]
+    out[k, 4] = w2 * h[3] - w0 * h[5]
+    out[k, 5] = w0 * h[4] - w1 * h[3]
 
 
 @numba.njit(cache=True)
-def cross_motion(v, m, out):
-    """out = v x m (motion cross product) for v = [w; u]: [w x m_w; w x m_v + u x m_w]."""
-    w0, w1, w2 = v[0], v[1], v[2]
-    u0, u1, u2 = v[3], v[4], v[5]
-    a0, a1, a2 = m[0], m[1], m[2]
-    b0, b1, b2 = m[3], m[4], m[5]
-    out[0] = w1 * a2 - w2 * a1
-    out[1] = w2 * a0 - w0 * a2
-    out[2] = w0 * a1 - w1 * a0
-    out[3] = w1 * b2 - w2 * b1 + u1 * a2 - u2 * a1
-    out[4] = w2 * b0 - w0 * b2 + u2 * a0 - u0 * a2
-    out[5] = w0 * b1 - w1 * b0 + u0 * a1 - u1 * a0
-
-
-@numba.njit(cache=True)
-def cross_force(v, f, out):
-    """out = v x* f (force cross product) for v = [w; u]: [w x n + u x f; w x f]."""
-    w0, w1, w2 = v[0], v[1], v[2]
-    u0, u1, u2 = v[3], v[4], v[5]
-    n0, n1, n2 = f[0], f[1], f[2]
-    f0, f1, f2 = f[3], f[4], f[5]
-    out[0] = w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1
-    out[1] = w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
-    out[2] = w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
-    out[3] = w1 * f2 - w2 * f1
-    out[4] = w2 * f0 - w0 * f2
-    out[5] = w0 * f1 - w1 * f0
-
-
-@numba.njit(cache=True)
-def spd_inverse(A, n, out, work):
-    """out[:n, :n] = inverse of the symmetric positive definite A[:n, :n] by Gauss-Jordan
-    elimination without pivoting (stable for SPD). `work` is (6, 6) scratch; A is kept."""
-    for i in range(n):
-        for j in range(n):
-            out[i, j] = 1.0 if i == j else 0.0
-            work[i, j] = A[i, j]
-    for k in range(n):
-        p = 1.0 / work[k, k]
-        for j in range(n):
-            work[k, j] *= p
-            out[k, j] *= p
-        for i in range(n):
-            if i != k:
-                f = work[i, k]
+def spd_inverse(A, n, out, k, work):
+    """out[k, :n, :n] = inverse of the symmetric positive definite A[:n, :n] (2-D) by
+    Gauss-Jordan elimination without pivoting (stable for SPD). `work` is (6, 6) scratch."""
+    for a in range(n):
+        for b in range(n):
+            out[k, a, b] = 1.0 if a == b else 0.0
+            work[a, b] = A[a, b]
+    for c in range(n):
+        p = 1.0 / work[c, c]
+        for b in range(n):
+            work[c, b] *= p
+            out[k, c, b] *= p
+        for a in range(n):
+            if a != c:
+                f = work[a, c]
                 if f != 0.0:
-                    for j in range(n):
-                        work[i, j] -= f * work[k, j]
-                        out[i, j] -= f * out[k, j]
+                    for b in range(n):
+                        work[a, b] -= f * work[c, b]
+                        out[k, a, b] -= f * out[k, c, b]
