@@ -149,7 +149,7 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
         if "use" in cdoc:  # a particle creature: checked by its own stage, not a Creature
             _check_particles(cdoc, f"creatures[{i}]", inc, problems)
             continue
-        creature = _creature(cdoc, "" if lone_creature else f"creatures[{i}]", problems)
+        creature = _creature(cdoc, "" if lone_creature else f"creatures[{i}]", doc["creatures"].item_mark(i), problems)
         if creature is not None:
             creatures.append(creature)
     env_doc = doc["environment"]
@@ -193,7 +193,7 @@ def _unique_creature_names(doc, creatures, problems) -> None:
     for c in creatures:
         if c.name in seen:
             problems.append(Problem(
-                f"two creatures (or obstacles) are named '{c.name}' (first at line {seen[c.name].line}); "
+                f"two creatures (or obstacles) are named '{c.name}' (the first at line {seen[c.name].line}); "
                 "give the include a `name:`", c.where.file, c.where.line, c.where.col, c.where.path))
         else:
             seen[c.name] = c.where
@@ -251,7 +251,8 @@ def _simulation(doc, problems) -> SimulationSettings:
 
 # --- creatures --------------------------------------------------------------------------
 
-def _creature(doc: MDict, path: str, problems: list[Problem]) -> Creature | None:
+def _creature(doc: MDict, path: str, mark: Mark, problems: list[Problem]) -> Creature | None:
+    """`mark`: where the scene names this creature (its entry), for scene-level messages."""
     si = to_si(doc, "creature")
     bodies = doc["bodies"]
     order = checks.tree_order(bodies, _join(path, "bodies"), problems)
@@ -265,7 +266,7 @@ def _creature(doc: MDict, path: str, problems: list[Problem]) -> Creature | None
         return None
     prescribed = si.get("root", {}).get("prescribed") if mode == "prescribed" else None
     return Creature(si["creature"], tuple(built[bodies[i]["name"]] for i in order), mode, prescribed,
-                    _where(doc.value_mark("creature"), path))
+                    _where(mark, path))
 
 
 def _body(body: MDict, si: dict, creature_si: dict, creature_doc: MDict, mode: str, path: str,
