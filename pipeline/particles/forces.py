@@ -46,59 +46,74 @@ def flow_velocity(code, prm, p, t, out):
 
 @numba.njit(cache=True)
 def _springs(m, live, pos, vel, f):
+    # scalar arithmetic: temporaries of 3-vectors would allocate in the innermost loop
     for s in range(m.sp_ends.shape[0]):
         a, b = m.sp_ends[s, 0], m.sp_ends[s, 1]
-        d = pos[a] - pos[b]
-        length = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        dx = pos[a, 0] - pos[b, 0]
+        dy = pos[a, 1] - pos[b, 1]
+        dz = pos[a, 2] - pos[b, 2]
+        length = math.sqrt(dx * dx + dy * dy + dz * dz)
         if length < _TINY:
             continue
-        u = d / length
-        rate = ((vel[a] - vel[b]) * u).sum()
+        ux, uy, uz = dx / length, dy / length, dz / length
+        rate = ((vel[a, 0] - vel[b, 0]) * ux + (vel[a, 1] - vel[b, 1]) * uy
+                + (vel[a, 2] - vel[b, 2]) * uz)
         mag = m.sp_k[s] * (length - live.sp_rest[s]) + m.sp_kd[s] * rate
-        f[a] -= mag * u
-        f[b] += mag * u
+        f[a, 0] -= mag * ux
+        f[a, 1] -= mag * uy
+        f[a, 2] -= mag * uz
+        f[b, 0] += mag * ux
+        f[b, 1] += mag * uy
+        f[b, 2] += mag * uz
 
 
 @numba.njit(cache=True)
-def _perp_unit(x, y, out):
-    """Unit vector perpendicular to x, in the plane of x and y, pointing toward y."""
-    lx2 = (x * x).sum()
-    c = (x * y).sum() / lx2
-    out[:] = y - c * x
-    n = math.sqrt((out * out).sum())
+def _toward(x0, x1, x2, y0, y1, y2):
+    """Unit vector perpendicular to x, in the plane of x and y, pointing toward y
+    (zero vector when x and y are parallel)."""
+    c = (x0 * y0 + x1 * y1 + x2 * y2) / (x0 * x0 + x1 * x1 + x2 * x2)
+    p0, p1, p2 = y0 - c * x0, y1 - c * x1, y2 - c * x2
+    n = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
     if n < _TINY:
-        return False
-    out /= n
-    return True
+        return 0.0, 0.0, 0.0
+    return p0 / n, p1 / n, p2 / n
 
 
 @numba.njit(cache=True)
 def _angles(m, live, pos, vel, f):
-    ua = np.empty(3)
-    ub = np.empty(3)
     for s in range(m.an_ends.shape[0]):
         ia, ij, ib = m.an_ends[s, 0], m.an_ends[s, 1], m.an_ends[s, 2]
-        a = pos[ia] - pos[ij]
-        b = pos[ib] - pos[ij]
-        la = math.sqrt((a * a).sum())
-        lb = math.sqrt((b * b).sum())
+        a0, a1, a2 = pos[ia, 0] - pos[ij, 0], pos[ia, 1] - pos[ij, 1], pos[ia, 2] - pos[ij, 2]
+        b0, b1, b2 = pos[ib, 0] - pos[ij, 0], pos[ib, 1] - pos[ij, 1], pos[ib, 2] - pos[ij, 2]
+        la = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        lb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
         if la < _TINY or lb < _TINY:
             continue
-        if not _perp_unit(a, b, ua) or not _perp_unit(b, a, ub):
+        ua0, ua1, ua2 = _toward(a0, a1, a2, b0, b1, b2)
+        ub0, ub1, ub2 = _toward(b0, b1, b2, a0, a1, a2)
+        if ua0 == 0.0 and ua1 == 0.0 and ua2 == 0.0:
             continue  # arms parallel: the angle's gradient is undefined
-        c = min(1.0, max(-1.0, (a * b).sum() / (la * lb)))
+        c = min(1.0, max(-1.0, (a0 * b0 + a1 * b1 + a2 * b2) / (la * lb)))
         theta = math.acos(c)
-        # d(theta)/d(p_a) = -ua/la, d(theta)/d(p_b) = -ub/lb, joint takes the rest
-        ga = -ua / la
-        gb = -ub / lb
-        rate = (ga * (vel[ia] - vel[ij])).sum() + (gb * (vel[ib] - vel[ij])).sum()
+        # d(theta)/d(p_a) = -ua/la, d(theta)/d(p_b) = -ub/lb, the joint mass takes minus both
+        rate = -((vel[ia, 0] - vel[ij, 0]) * ua0 + (vel[ia, 1] - vel[ij, 1]) * ua1
+                 + (vel[ia, 2] - vel[ij, 2]) * ua2) / la \
+            - ((vel[ib, 0] - vel[ij, 0]) * ub0 + (vel[ib, 1] - vel[ij, 1]) * ub1
+               + (vel[ib, 2] - vel[ij, 2]) * ub2) / lb
         torque = m.an_k[s] * (theta - live.an_rest[s]) + m.an_kd[s] * rate
-        fa = -torque * ga
-        fb = -torque * gb
-        f[ia] += fa
-        f[ib] += fb
+        sa, sb = torque / la, torque / lb
+        fa0, fa1, fa2 = sa * ua0, sa * ua1, sa * ua2
+        fb0, fb1, fb2 = sb * ub0, sb * ub1, sb * ub2
+        f[ia, 0] += fa0
+        f[ia, 1] += fa1
+        f[ia, 2] += fa2
+        f[ib, 0] += fb0
+        f[ib, 1] += fb1
+        f[ib, 2] += fb2
         if m.an_reaction[s] != 0.0:
-            f[ij] -= fa + fb
+            f[ij, 0] -= fa0 + fb0
+            f[ij, 1] -= fa1 + fb1
+            f[ij, 2] -= fa2 + fb2
 
 
 @numba.njit(cache=True)
@@ -116,10 +131,13 @@ def _torques(m, live, pos, f):
         cy = n[2] * rp[0] - n[0] * rp[2]
         cz = n[0] * rp[1] - n[1] * rp[0]
         s_ = live.tq_torque[s] / l2
-        fe = np.array((cx * s_, cy * s_, cz * s_))
-        f[ie] += fe
+        f[ie, 0] += cx * s_
+        f[ie, 1] += cy * s_
+        f[ie, 2] += cz * s_
         if m.tq_reaction[s] != 0.0:
-            f[ij] -= fe
+            f[ij, 0] -= cx * s_
+            f[ij, 1] -= cy * s_
+            f[ij, 2] -= cz * s_
 
 
 @numba.njit(cache=True)
@@ -164,17 +182,20 @@ def _gravitation(m, pos, f):
 @numba.njit(cache=True)
 def _media(m, pos, vel, t, f):
     u = np.empty(3)
+    gx, gy, gz = m.gravity[0], m.gravity[1], m.gravity[2]
     for md in range(m.md_density.shape[0]):
         rho = m.md_density[md]
         for i in range(pos.shape[0]):
             if m.md_members[md, i] == 0.0:
                 continue
             flow_velocity(m.md_flow[md], m.md_flow_params[md], pos[i], t, u)
-            vr = vel[i] - u
-            speed = math.sqrt((vr * vr).sum())
-            area = math.pi * m.radius[i] * m.radius[i]
-            f[i] -= 0.5 * m.md_drag[md] * rho * area * speed * vr
-            f[i] -= rho * m.volume[i] * m.gravity
+            rx, ry, rz = vel[i, 0] - u[0], vel[i, 1] - u[1], vel[i, 2] - u[2]
+            speed = math.sqrt(rx * rx + ry * ry + rz * rz)
+            c = 0.5 * m.md_drag[md] * rho * math.pi * m.radius[i] * m.radius[i] * speed
+            b = rho * m.volume[i]
+            f[i, 0] -= c * rx + b * gx
+            f[i, 1] -= c * ry + b * gy
+            f[i, 2] -= c * rz + b * gz
 
 
 @numba.njit(cache=True)
@@ -224,7 +245,8 @@ def accumulate(m, live, pos, vel, t, h, f):
     f[:] = 0.0
     for i in range(pos.shape[0]):
         if m.on_gravity[i] != 0.0:
-            f[i] += m.mass[i] * m.gravity
+            for k in range(3):
+                f[i, k] += m.mass[i] * m.gravity[k]
     _springs(m, live, pos, vel, f)
     _angles(m, live, pos, vel, f)
     _torques(m, live, pos, f)
@@ -235,4 +257,6 @@ def accumulate(m, live, pos, vel, t, h, f):
     _floor(m, pos, vel, h, f)
     for i in range(pos.shape[0]):
         if m.on_nail[i] != 0.0:
-            f[i] = 0.0
+            f[i, 0] = 0.0
+            f[i, 1] = 0.0
+            f[i, 2] = 0.0

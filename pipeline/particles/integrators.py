@@ -21,7 +21,9 @@ def _accel(m, live, pos, vel, t, h, f, acc, counters):
     accumulate(m, live, pos, vel, t, h, f)
     counters[1] += 1
     for i in range(pos.shape[0]):
-        acc[i] = f[i] * (m.integrated[i] / m.mass[i])
+        w = m.integrated[i] / m.mass[i]
+        for k in range(3):
+            acc[i, k] = f[i, k] * w
 
 
 @numba.njit(cache=True)

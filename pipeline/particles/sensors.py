@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeline.particles.types import Sensor
 
-SensorFn = Callable[[np.ndarray, np.ndarray, list], float]
+SensorFn = Callable[[list, list, list], float]  # (positions, velocities as nested lists, levels)
 
 
 def _level(x: float, clamp: bool) -> float:
@@ -21,41 +21,44 @@ def _level(x: float, clamp: bool) -> float:
 
 def make_sensor(s: Sensor, offset: int, radius: np.ndarray, floor_z: float, g: float,
                 names: dict[str, int]) -> SensorFn:
-    """A function (pos, vel, levels so far) -> level for sensor `s`; mass indices get `offset`."""
+    """A function (pos, vel, levels so far) -> level for sensor `s`; mass indices get `offset`.
+    pos and vel are `tolist()` copies: plain floats are much faster than numpy scalars here."""
     i = s.masses[0] + offset
-    axis = np.array(s.axis)
-    up = np.array(s.up)
+    ax, ay, az = s.axis
+    ux, uy, uz = s.up
     if s.kind == "height":
         r = float(radius[i])
-        return lambda pos, vel, lv: _level(pos[i, 2] - r - floor_z, s.clamp)
+        return lambda pos, vel, lv: _level(pos[i][2] - r - floor_z, s.clamp)
     if s.kind == "leg_angle":
         foot = s.masses[1] + offset
         gain = math.pi / 2.0 if s.legacy_scaling else 1.0 / (2.0 * math.pi)
 
         def leg_angle(pos, vel, lv):
-            leg = pos[i] - pos[foot]
-            lx, lz = float(leg @ axis), float(leg @ up)
+            (hx, hy, hz), (fx, fy, fz) = pos[i], pos[foot]
+            dx, dy, dz = hx - fx, hy - fy, hz - fz
+            lx, lz = dx * ax + dy * ay + dz * az, dx * ux + dy * uy + dz * uz
             angle = math.atan(lx / lz) if lz != 0.0 else math.copysign(math.pi / 2.0, lx)
             return _level(0.5 + angle * gain, s.clamp)
         return leg_angle
     if s.kind == "speed":
-        return lambda pos, vel, lv: _level(float(vel[i] @ axis), s.clamp)
+        return lambda pos, vel, lv: _level(vel[i][0] * ax + vel[i][1] * ay + vel[i][2] * az, s.clamp)
     if s.kind == "time_to_touchdown":
         k = names[s.height_sensor]
 
         def touchdown(pos, vel, lv):
-            vz = float(vel[i, 2])
+            vz = vel[i][2]
             return _level((vz + math.sqrt(vz * vz + 2.0 * g * lv[k])) / g, s.clamp)
         return touchdown
     if s.kind == "food":
         food = s.masses[1] + offset
 
         def food_level(pos, vel, lv):
-            dx, dy = pos[food, 0] - pos[i, 0], pos[food, 1] - pos[i, 1]
+            dx, dy = pos[food][0] - pos[i][0], pos[food][1] - pos[i][1]
             d = math.hypot(dx, dy)
             return _level(s.scale / d if d > 0 else 1.0, s.clamp)
         return food_level
-    return lambda pos, vel, lv: _level(s.scale * float(pos[i] @ axis) + s.offset, s.clamp)
+    return lambda pos, vel, lv: _level(s.scale * (pos[i][0] * ax + pos[i][1] * ay + pos[i][2] * az)
+                                       + s.offset, s.clamp)
 
 
 def sensor_order(sensors) -> list[int]:

@@ -132,10 +132,13 @@ class ParticleSimulation:
 
     def _control(self) -> None:
         d = self.data
+        if not self.controls:
+            return
+        pos, vel = d.pos.tolist(), d.vel.tolist()
         for c in self.controls:
             levels = [0.0] * len(c.sensors)
             for k in c.order:
-                levels[k] = c.sensors[k](d.pos, d.vel, levels)
+                levels[k] = c.sensors[k](pos, vel, levels)
             c.runtime.tick(d.time, self.model.dt, levels)
         self._apply_actuators()
 
