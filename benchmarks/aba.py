@@ -5,7 +5,9 @@
 Prints microseconds per forward-dynamics call for a 38-DOF hexapod-shaped tree and a
 27-DOF humanoid-shaped tree: ours from a numba loop and per call from Python (the kernel
 with preallocated arrays, and the allocating `forward_dynamics` wrapper), Pinocchio's
-`pin.aba` per call from Python, and the ratios. Then the O(n) scaling exponent of our
+`pin.aba` per call from Python, and the ratios. Pinocchio's own C++ time is estimated as
+its per-call time minus that of a one-joint model (the binding's fixed cost); compiling
+Pinocchio's C++ benchmarks would need Eigen headers the wheel does not ship. Then the O(n) scaling exponent of our
 ABA on revolute chains from 8 to 256 links (least-squares slope of log time vs log n).
 Each figure is the best of several timed batches (the least disturbed by other load).
 """
@@ -35,14 +37,27 @@ def _aba_loop(tree, gravity, q, qd, tau, fext, qdd, w, n):
         aba(tree, gravity, q, qd, tau, fext, qdd, w)
 
 
-def best_us(fn, calls, batches):
-    """Best time per call (us) over `batches` batches of `calls` calls."""
-    best = np.inf
+def best_us(fns, calls, batches):
+    """Best time per call (us) of each fn(n) over `batches` rounds of `calls` calls; the
+    fns take turns within a round so that all see the same machine load."""
+    best = [np.inf] * len(fns)
     for _ in range(batches):
-        t0 = time.perf_counter()
-        fn(calls)
-        best = min(best, (time.perf_counter() - t0) / calls)
-    return best * 1e6
+        for k, fn in enumerate(fns):
+            n = max(1, calls[k] if isinstance(calls, (list, tuple)) else calls)
+            t0 = time.perf_counter()
+            fn(n)
+            best[k] = min(best[k], (time.perf_counter() - t0) / n)
+    return [b * 1e6 for b in best]
+
+
+def one_joint_pinocchio():
+    """A one-revolute-joint pin.Model: what a pin.aba call costs beyond the dynamics."""
+    import pinocchio as pin
+
+    pm = pin.Model()
+    j = pm.addJoint(0, pin.JointModelRZ(), pin.SE3.Identity(), "j")
+    pm.appendBodyToJoint(j, pin.Inertia.FromBox(1.0, 0.1, 0.1, 0.1), pin.SE3.Identity())
+    return pm
 
 
 def measure(model, rng, calls, batches):
@@ -75,12 +90,23 @@ def measure(model, rng, calls, batches):
         for _ in range(n):
             pin.aba(pm, pd, pq, qd, tau)
 
+    p1 = one_joint_pinocchio()
+    d1 = p1.createData()
+    z1 = np.zeros(1)
+
+    def pin_one_joint_calls(n):
+        for _ in range(n):
+            pin.aba(p1, d1, z1, z1, z1)
+
+    us = best_us([lambda n: _aba_loop(tree, g, q, qd, tau, fext, qdd, w, n), kernel_calls,
+                  wrapper_calls, pin_calls, pin_one_joint_calls],
+                 [calls, calls, calls // 10, calls, calls], batches)
     return {
-        "ours, numba loop": best_us(lambda n: _aba_loop(tree, g, q, qd, tau, fext, qdd, w, n),
-                                    calls, batches),
-        "ours, kernel from Python": best_us(kernel_calls, calls, batches),
-        "ours, forward_dynamics()": best_us(wrapper_calls, max(1, calls // 10), batches),
-        "pinocchio pin.aba from Python": best_us(pin_calls, calls, batches),
+        "ours, numba loop": us[0],
+        "ours, kernel from Python": us[1],
+        "ours, forward_dynamics()": us[2],
+        "pinocchio pin.aba from Python": us[3],
+        "pinocchio, est. C++ (minus call)": us[3] - us[4],
     }, err
 
 
@@ -94,8 +120,9 @@ def scaling(rng, sizes, calls, batches):
         w = make_workspace(model.nbody, model.nv)
         fext = np.zeros((0, 6))
         k = max(10, calls * 8 // n)
-        times.append(best_us(lambda m: _aba_loop(model.tree, model.gravity, q, qd, tau, fext,
-                                                 qdd, w, m), k, batches))
+        _aba_loop(model.tree, model.gravity, q, qd, tau, fext, qdd, w, 1)
+        times.append(best_us([lambda m: _aba_loop(model.tree, model.gravity, q, qd, tau, fext,
+                                                  qdd, w, m)], k, batches)[0])
     slope = np.polyfit(np.log(sizes), np.log(times), 1)[0]
     return times, float(slope)
 
