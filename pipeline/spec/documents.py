@@ -14,7 +14,9 @@ from pipeline.spec.loader import MDict, MList
 from pipeline.spec.schema import document_kind, kind_problem, validate
 
 DEFAULT_ENVIRONMENT = PACKAGE_ROOT / "environments" / "flat.yaml"
+# particle creatures and worlds (`particles:` documents) belong to pipeline.particles
 CREATURE_KINDS = ("creature", "particles")
+ENVIRONMENT_KINDS = ("environment", "particles")
 
 
 def _raise_if(problems: list[Problem]) -> None:
@@ -64,7 +66,9 @@ def include(value: str, mark, path: str, kinds: str | tuple[str, ...], inc: Incl
         kind = document_kind(doc)
         if kind not in kinds:
             what = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} file" if kind else "not a corpus document"
-            raise CorpusError(mark.problem(f"'{value}' is {what}; expected a {' or '.join(kinds)} file", path))
+            wanted = " or ".join(kinds)
+            raise CorpusError(mark.problem(
+                f"'{value}' is {what}; expected {'an' if wanted[0] in 'aeiou' else 'a'} {wanted} file", path))
         doc = expand_document(doc, kind, inc)
     finally:
         inc.chain.pop()
@@ -89,7 +93,9 @@ def expand_scene(doc: MDict, inc: Includes) -> MDict:
         if env is None:
             env_doc = include(str(DEFAULT_ENVIRONMENT), env_mark, "environment", "environment", inc)
         elif isinstance(env, str):
-            env_doc = include(env, env_mark, "environment", "environment", inc)
+            env_doc = include(env, env_mark, "environment", ENVIRONMENT_KINDS, inc)
+            if document_kind(env_doc) == "particles":  # a particle world: that stage resolves it
+                env_doc = str(inc.locate(env, env_mark, "environment"))
         elif "environment" not in env:
             env_doc = include(env["use"], env.value_mark("use"), "environment.use", "environment", inc,
                               env.get("with"))

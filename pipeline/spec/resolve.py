@@ -153,7 +153,9 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
         if creature is not None:
             creatures.append(creature)
     env_doc = doc["environment"]
-    creatures.extend(_obstacles(env_doc, problems))
+    particle_world = isinstance(env_doc, str)  # a `particles:` world, resolved by its stage
+    if not particle_world:
+        creatures.extend(_obstacles(env_doc, problems))
     _unique_creature_names(doc, creatures, problems)
     by_name = {c.name: c for c in creatures}
     owners: dict[str, list[str]] = {}
@@ -167,7 +169,8 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
         raise CorpusError(sorted(problems, key=lambda p: (p.file or "", p.line or 0, p.col or 0)))
     outputs = to_si(doc["outputs"], "outputs") if "outputs" in doc else {}
     return Scene(
-        name=doc["scene"], creatures=tuple(creatures), environment=to_si(env_doc, "environment"),
+        name=doc["scene"], creatures=tuple(creatures),
+        environment={"particles": env_doc} if particle_world else to_si(env_doc, "environment"),
         controllers=controllers, timeline=timeline, simulation=simulation, outputs=outputs,
         source=_plain(doc), files=tuple(inc.files), where=_where(doc.mark, ""))
 
