@@ -99,11 +99,16 @@ def test_scale_by_multiplies_spring_damper_servo_and_exp_alpha():
     np.testing.assert_array_equal(own.forces.damping[:6], 0.0)
 
 
-@pytest.mark.parametrize("env, g", [({}, (0, 0, -9.81)), ({"gravity": 9.8}, (0, 0, -9.8)),
-                                    ({"gravity": [1, 2, 3]}, (1, 2, 3)),
+@pytest.mark.parametrize("env, g", [({}, (0, 0, -9.8)), ({"gravity": 9.81}, (0, 0, -9.81)),
+                                    ({"gravity": [1, 2, 3]}, (1, 2, 3)), ({"gravity": "on"}, (0, 0, -9.8)),
                                     ({"gravity": "off"}, (0, 0, 0)), ({"gravity": None}, (0, 0, 0))])
 def test_gravity_forms(env, g):
     np.testing.assert_array_equal(gravity_vector(env), g)
+
+
+def test_bad_gravity_is_a_user_error():
+    with pytest.raises(CorpusError, match="environment.gravity: gravity must be"):
+        gravity_vector({"gravity": [1, 2]})
 
 
 def test_geometry_tables_and_body_frame_bounding_boxes():

@@ -63,3 +63,17 @@ def test_benchmark_creatures_match_pinocchio(make):
     model = build_model(make())
     assert model.nv == {"hexapod": 38, "humanoid": 27}[model.tree_names[0]]
     crosscheck(model, np.random.default_rng(3))
+
+
+def test_several_trees_in_one_scene_match_pinocchio():
+    """Creatures, a fixed-root arm and a lone free body side by side in one Model."""
+    from pipeline.spec.types import Scene
+
+    rng = np.random.default_rng(21)
+    creatures = (random_creature(rng, 9, name="a", armature=0.2),
+                 random_creature(rng, 6, root="fixed", name="b"),
+                 random_creature(rng, 1, name="c"),
+                 random_creature(rng, 5, root="ball", name="d"))
+    model = build_model(Scene(name="s", creatures=creatures, environment={"gravity": 9.8}))
+    assert list(model.tree.parent).count(-1) == 4
+    crosscheck(model, rng)

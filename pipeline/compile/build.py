@@ -23,7 +23,7 @@ from pipeline.physics.model import (FIXED, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_
                                     TreeArrays)
 from pipeline.spec.types import Creature, Scene
 
-DEFAULT_GRAVITY = 9.81  # m/s^2 down -z when the environment says nothing
+DEFAULT_GRAVITY = 9.8  # m/s^2 down -z: corpus `setgrav` default, also what "on" means
 
 
 def quat_to_matrix(quat) -> np.ndarray:
@@ -48,16 +48,24 @@ def _problem(where, message):
 
 
 def gravity_vector(environment) -> np.ndarray:
-    """Scene.environment['gravity']: a 3-vector, a magnitude (down -z), or off/None/False."""
+    """Scene.environment['gravity']: a magnitude (down -z), a 3-vector, "on" (the default
+    9.8) or "off" (environment.schema.json)."""
     g = (environment or {}).get("gravity", DEFAULT_GRAVITY)
-    if g is None or g is False or (isinstance(g, str) and g.lower() == "off"):
+    if isinstance(g, str):
+        g = {"on": DEFAULT_GRAVITY, "off": None}.get(g.lower(), g)
+    if g is None or g is False:
         return np.zeros(3)
+    if g is True:
+        g = DEFAULT_GRAVITY
     if isinstance(g, (int, float)):
         return np.array([0.0, 0.0, -float(g)])
-    vec = np.asarray(g, float)
-    if vec.shape != (3,):
-        raise CorpusError(Problem(f"gravity must be a magnitude, a 3-vector or off, got {g!r}",
-                                  path="environment.gravity"))
+    try:
+        vec = np.asarray(g, float)
+    except (TypeError, ValueError):
+        vec = None
+    if vec is None or vec.shape != (3,):
+        raise CorpusError(Problem(f"gravity must be a magnitude, a vector [gx, gy, gz], on or "
+                                  f"off, got {g!r}", path="environment.gravity"))
     return vec
 
 
