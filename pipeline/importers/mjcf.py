@@ -120,6 +120,7 @@ class MjcfImporter:
         self.materials: dict[str, tuple] = {}
         self.link_of_joint: dict[str, str] = {}
         self.used_names: set[str] = set()
+        self.actuator_names: set[str] = set()
         self.gravity = None
         self.timestep = None
         self.disabled: set[str] = set()  # <option><flag ...="disable"> names
@@ -524,7 +525,6 @@ class MjcfImporter:
     # ---------------------------------------------------------------- actuators
     def _actuator(self, el: Element) -> Actuator | None:
         a = self.defaults.attrs(el, "main")
-        name = a.get("name", f"actuator{el.line}")
         if "joint" not in a:
             self.log.unsupported_feature(el, "only actuators on a joint are supported (not "
                                              "tendon/site/body transmissions)")
@@ -551,7 +551,17 @@ class MjcfImporter:
         ctrlrange = None
         if limited == "true" or (limited == "auto" and "ctrlrange" in a):
             ctrlrange = tuple(float(x) for x in floats(a.get("ctrlrange"), 2, el, "ctrlrange"))
-        return Actuator(safe_name(name), self.link_of_joint[joint], gear, ctrlrange)
+        # an unnamed actuator is named after its joint (MuJoCo leaves it nameless)
+        name = self.unique_actuator(safe_name(a.get("name", joint)))
+        return Actuator(name, self.link_of_joint[joint], gear, ctrlrange)
+
+    def unique_actuator(self, name: str) -> str:
+        base, n = name, 1
+        while name in self.actuator_names:
+            n += 1
+            name = f"{base}_{n}"
+        self.actuator_names.add(name)
+        return name
 
 
 def import_mjcf(path, *, drop_unsupported: bool = False) -> ImportResult:
