@@ -4,10 +4,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import pytest
 
 from pipeline.cli import COMMANDS, main
 from pipeline.spec.cli_validate import github_annotation

@@ -92,7 +92,7 @@ def positive(value, mark: Mark, path: str, what: str, problems: list[Problem],
     return ok
 
 
-def check_command_names(action: str, args: MDict, names: dict[str, list[str]], creatures,
+def check_command_names(args: MDict, names: dict[str, list[str]], creatures,
                         path: str, problems: list[Problem]) -> None:
     """Names in a timeline command (`joint`, `body`, `creature`) must exist in the scene.
 

@@ -15,7 +15,7 @@ from pipeline.errors import CorpusError, Problem
 from pipeline.spec import checks
 from pipeline.spec.documents import check_kind, expand_document, expand_scene, include, wrap_creature
 from pipeline.spec.includes import Includes, project_root
-from pipeline.spec.loader import NOWHERE, MDict, Mark, from_plain, read_file
+from pipeline.spec.loader import MDict, Mark, from_plain, read_file
 from pipeline.spec.schema import to_si
 from pipeline.spec.transforms import matrix_from_quat, pose, quat_from_matrix, rigid, split_scale
 from pipeline.spec.types import (
@@ -225,7 +225,7 @@ def _timeline(doc, owners, by_name, problems):
         at = _si_value(entry["at"], "time")
         checks.positive(at, entry.value_mark("at"), f"{path}.at", "a command time", problems, allow_zero=True)
         (action, args), = entry["do"].items()
-        checks.check_command_names(action, args, owners, by_name, f"{path}.do.{action}", problems)
+        checks.check_command_names(args, owners, by_name, f"{path}.do.{action}", problems)
         si_args = to_si(entry["do"], "commands")[action]
         entries.append(Command(at, action, si_args if isinstance(si_args, dict) else {"value": si_args},
                                _where(doc["timeline"].item_mark(i), path)))

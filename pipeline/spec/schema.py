@@ -137,15 +137,6 @@ def validate(doc, kind: str) -> list[Problem]:
     return _unique_sorted(problems)
 
 
-def validate_fragment(doc, schema_ref: str) -> list[Problem]:
-    """Validate against one definition, e.g. "creature.schema.json" or "defs.schema.json#/$defs/shape"."""
-    v = jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + schema_ref}, registry=registry())
-    problems: list[Problem] = []
-    for error in v.iter_errors(doc):
-        problems.extend(_explain(error, doc))
-    return _unique_sorted(problems)
-
-
 def _unique_sorted(problems: list[Problem]) -> list[Problem]:
     seen, out = set(), []
     for p in problems:
