@@ -11,6 +11,11 @@ from pipeline.errors import Problem
 from pipeline.spec.loader import MDict, Mark
 
 
+def article(word: str) -> str:
+    """"a creature", "an environment"."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 def did_you_mean(name: str, known) -> str:
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""

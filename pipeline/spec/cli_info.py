@@ -28,10 +28,27 @@ def creature_dof(creature) -> int:
                if not (b.parent is None and creature.root_mode == "fixed"))
 
 
+def describe_particles(creature) -> tuple[list[str], float, int]:
+    """Lines, mass and DOF of a particle creature (pipeline.particles): 3 DOF per moving mass."""
+    mass = sum(m.mass for m in creature.masses)
+    dof = 3 * sum(1 for m in creature.masses if m.integrate)
+    lines = [f"particles {creature.name}: {len(creature.masses)} point masses, {len(creature.forces)} "
+             f"forces, {dof} DOF, {mass:.6g} kg"]
+    lines += [f"  {m.name}  {m.mass:.6g}" for m in creature.masses]
+    return lines, mass, dof
+
+
 def describe_scene(scene) -> str:
     lines = []
     total_mass = total_dof = total_bodies = 0
     for creature in scene.creatures:
+        if not hasattr(creature, "bodies"):
+            more, mass, dof = describe_particles(creature)
+            lines += more
+            total_mass += mass
+            total_dof += dof
+            total_bodies += len(creature.masses)
+            continue
         masses = body_masses(creature)
         dof = creature_dof(creature)
         total_mass += sum(masses)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from pipeline.errors import CorpusError, Problem
+from pipeline.spec.checks import article
 from pipeline.spec.expand import expand_bodies
 from pipeline.spec.includes import PACKAGE_ROOT, Includes, merge
 from pipeline.spec.loader import MDict, MList
@@ -29,7 +30,7 @@ def check_kind(doc: MDict, kind: str | None = None) -> str:
     if found is None:
         raise CorpusError(kind_problem(doc))
     if kind is not None and found != kind:
-        raise CorpusError(doc.mark.problem(f"expected a {kind} document, but this is a {found} document"))
+        raise CorpusError(doc.mark.problem(f"expected {article(kind)} document, but this is {article(found)} document"))
     return found
 
 
@@ -65,10 +66,8 @@ def include(value: str, mark, path: str, kinds: str | tuple[str, ...], inc: Incl
     try:
         kind = document_kind(doc)
         if kind not in kinds:
-            what = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} file" if kind else "not a corpus document"
-            wanted = " or ".join(kinds)
-            raise CorpusError(mark.problem(
-                f"'{value}' is {what}; expected {'an' if wanted[0] in 'aeiou' else 'a'} {wanted} file", path))
+            what = f"{article(kind)} file" if kind else "not a corpus document"
+            raise CorpusError(mark.problem(f"'{value}' is {what}; expected {article(' or '.join(kinds))} file", path))
         doc = expand_document(doc, kind, inc)
     finally:
         inc.chain.pop()

@@ -45,7 +45,7 @@ def load(source, *, allow_outside: bool = False, base_dir: str | os.PathLike | N
     if kind == "scene":
         return _scene_or_particles(source, expand_scene(doc, inc), inc)
     raise CorpusError(doc.mark.problem(
-        f"a {kind} document is part of a scene; `pipeline.load` takes a scene or a creature "
+        f"{checks.article(kind)} document is part of a scene; `pipeline.load` takes a scene or a creature "
         "(use `corpus validate` to check this file on its own)"))
 
 
@@ -54,7 +54,9 @@ def load_scene(source, *, allow_outside: bool = False, base_dir=None) -> Scene:
     doc, inc = _open(source, allow_outside, base_dir)
     if check_kind(doc) == "creature":
         return _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc, True)
-    check_kind(doc, "scene")
+    if check_kind(doc) != "scene":
+        raise CorpusError(doc.mark.problem(f"expected a scene or a creature, but this is "
+                                           f"{checks.article(check_kind(doc))} document"))
     return _scene_or_particles(source, expand_scene(doc, inc), inc)
 
 
