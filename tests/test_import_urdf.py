@@ -57,6 +57,13 @@ ARM = """<?xml version="1.0"?>
 </robot>"""
 
 
+def compiled(doc):
+    """The creature in a scene with MuJoCo's and Pinocchio's gravity (corpus's is 9.8)."""
+    scene = {"scene": "check", "environment": {"environment": "g", "gravity": [0, 0, -9.81]},
+             "creatures": [doc]}
+    return build_model(pipeline.load(scene, allow_outside=True))
+
+
 @pytest.fixture
 def arm(tmp_path):
     mesh_dir = tmp_path / "arm_description" / "meshes"
@@ -72,7 +79,7 @@ def test_welded_arm_matches_mujoco_urdf_loader(arm):
     result = import_urdf(arm)
     (doc,) = result.creatures
     assert doc["root"]["mode"] == "fixed" and result.notes[-1].endswith("tip")
-    model = build_model(pipeline.load(doc, allow_outside=True))
+    model = compiled(doc)
     m = bare_mujoco(arm)  # MuJoCo also welds the base to the world and fuses `tip`
     assert model.nv == m.nv == 3
     assert model.total_mass == pytest.approx(m.body_mass.sum() + 2.0, rel=1e-15)
@@ -113,7 +120,7 @@ def test_floating_base_matches_pinocchio(arm, tmp_path):
     result = import_urdf(floating)
     doc = result.creatures[0]
     assert doc["root"]["mode"] == "free"
-    model = build_model(pipeline.load(doc, allow_outside=True))
+    model = compiled(doc)
     pm = pin.buildModelFromUrdf(str(floating), pin.JointModelFreeFlyer())
     pd = pm.createData()
     assert model.nv == pm.nv == 9

@@ -315,9 +315,10 @@ class MjcfImporter:
         """Append the links of MuJoCo body `el`. `parent_anchor` is the parent MuJoCo body's
         frame expressed in its last link's frame."""
         childclass = el.get("childclass", childclass)
-        for key in ("mocap",):
-            if el.get(key) == "true":
-                self.log.unsupported_feature(el, "mocap bodies are not supported", key)
+        if el.get("mocap") == "true":
+            self.log.unsupported_feature(el, "mocap bodies are not supported", "mocap")
+        if float(el.get("gravcomp", "0")) != 0.0:
+            self.log.unsupported_feature(el, "gravity compensation is not supported", "gravcomp")
         body_frame = parent_anchor * self.frame(el, el.attrib)
         body_name = el.get("name") or f"body{len(self.used_names)}"
         joints = [c for c in el.children if c.tag in ("joint", "freejoint")]
@@ -543,6 +544,10 @@ class MjcfImporter:
             self.log.unsupported_feature(el, f"<{el.tag}> actuators are not supported: corpus "
                                              "imports <motor> (a joint torque channel)")
             return None
+        limited = a.get("forcelimited", "auto")
+        if limited == "true" or (limited == "auto" and "forcerange" in a):
+            self.log.unsupported_feature(el, "actuator force limits are not supported",
+                                         "forcerange")
         joint = a["joint"]
         if joint not in self.link_of_joint:
             raise CorpusError(el.problem(f"unknown joint {joint!r}", "joint"))
