@@ -69,8 +69,13 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int) -> Work:
 
 
 @numba.njit(cache=True)
-def evaluate(st, lv, wk, t, y, cs_in, cs_out, ydot):
-    """ydot = dy/dt at (t, y); contact state is read from cs_in and written to cs_out."""
+def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
+    """ydot = dy/dt at (t, y); contact state is read from cs_in and written to cs_out.
+
+    Pushes are switched on and off by the time `ts`: the midpoint of the current step,
+    which never contains a switching time (the step loop ends steps there), so every stage
+    of a step sees the same forces, also the stage at the step's end.
+    """
     nq = st.nq
     nv = lv.ctrl.shape[0]
     q = y[:nq]
@@ -81,7 +86,7 @@ def evaluate(st, lv, wk, t, y, cs_in, cs_out, ydot):
     fext = wk.fext
     fext[:, :] = 0.0
     contact_forces(st.contact, st.geoms, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
-    push_forces(lv.pushes, t, w.xpos, w.xrot, fext)
+    push_forces(lv.pushes, ts, w.xpos, w.xrot, fext)
     joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
     qdd = ydot[nq:nq + nv]
     qdd[:] = lv.qdd_prescribed  # read by the ABA for prescribed joints, overwritten elsewhere

@@ -102,7 +102,7 @@ def euler_step(st, lv, wk, t, h, y, cstate, ynew, literal):
     nv = lv.ctrl.shape[0]
     n = y.shape[0]
     k0 = wk.k[0]
-    evaluate(st, lv, wk, t, y, cstate, wk.cs_cand, k0)
+    evaluate(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand, k0)
     q = y[:nq]
     config_acceleration(st.tree, q, y[nq:nq + nv], k0[nq:nq + nv], wk.qacc)
     for i in range(nq, n):
@@ -124,7 +124,7 @@ def symplectic_euler_step(st, lv, wk, t, h, y, cstate, ynew):
     nv = lv.ctrl.shape[0]
     n = y.shape[0]
     k0 = wk.k[0]
-    evaluate(st, lv, wk, t, y, cstate, wk.cs_cand, k0)
+    evaluate(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand, k0)
     for i in range(nq, n):
         ynew[i] = y[i] + h * k0[i]
     qdot_new = wk.k[1]
@@ -139,24 +139,25 @@ def rk4_step(st, lv, wk, t, h, y, cstate, ynew):
     n = y.shape[0]
     k = wk.k
     yt = wk.ytmp
-    evaluate(st, lv, wk, t, y, cstate, wk.cs_cand, k[0])
+    evaluate(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand, k[0])
     for s in range(1, 4):
         c = h if s == 3 else 0.5 * h
         for i in range(n):
             yt[i] = y[i] + c * k[s - 1, i]
-        evaluate(st, lv, wk, t + c, yt, wk.cs_cand, wk.cs_scratch, k[s])
+        evaluate(st, lv, wk, t + c, t + 0.5 * h, yt, wk.cs_cand, wk.cs_scratch, k[s])
     for i in range(n):
         ynew[i] = y[i] + h / 6.0 * (k[0, i] + 2.0 * k[1, i] + 2.0 * k[2, i] + k[3, i])
 
 
 @numba.njit(cache=True)
-def rkf45_first_stage(st, lv, wk, t, y, cstate):
-    """k[0] = f(t, y): shared by every attempt from the same start (a retry reuses it)."""
-    evaluate(st, lv, wk, t, y, cstate, wk.cs_cand, wk.k[0])
+def rkf45_first_stage(st, lv, wk, t, ts, y, cstate):
+    """k[0] = f(t, y): shared by every attempt from the same start (a retry reuses it);
+    ts is a time strictly inside the step before the next switching event."""
+    evaluate(st, lv, wk, t, ts, y, cstate, wk.cs_cand, wk.k[0])
 
 
 @numba.njit(cache=True)
-def rkf45_attempt(st, lv, wk, t, h, y, atol, rtol, ynew):
+def rkf45_attempt(st, lv, wk, t, ts, h, y, atol, rtol, ynew):
     """One Fehlberg attempt of size h from (t, y), k[0] already evaluated.
 
     Writes the 5th-order solution to ynew and returns (err, i): the scaled error
@@ -172,7 +173,7 @@ def rkf45_attempt(st, lv, wk, t, h, y, atol, rtol, ynew):
             for r in range(s):
                 acc += RKF_A[s, r] * k[r, i]
             yt[i] = y[i] + h * acc
-        evaluate(st, lv, wk, t + RKF_C[s] * h, yt, wk.cs_cand, wk.cs_scratch, k[s])
+        evaluate(st, lv, wk, t + RKF_C[s] * h, ts, yt, wk.cs_cand, wk.cs_scratch, k[s])
     err = 0.0
     where = 0
     for i in range(n):

@@ -188,7 +188,8 @@ class Simulation:
         d = self.data
         ydot = np.zeros_like(d.y)
         w = self._work
-        evaluate(self._statics, self._live(), w, d.time, d.y, d.cstate, w.cs_scratch, ydot)
+        evaluate(self._statics, self._live(), w, d.time, d.time, d.y, d.cstate, w.cs_scratch,
+                 ydot)
         d.qdd[:] = ydot[d.nq:d.nq + d.nv]
         return d.qdd.copy()
 

@@ -120,11 +120,12 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
         clipped = t + hh >= limit - tol
         hs = limit - t if clipped else hh
         tn = limit if clipped else t + hh
+        ts = 0.5 * (t + limit)  # no switching event in (t, limit): pushes are constant there
         if not have_k1:
-            rkf45_first_stage(st, lv, wk, t, y, cstate)
+            rkf45_first_stage(st, lv, wk, t, ts, y, cstate)
             counters[N_EVAL] += 1
             have_k1 = True
-        err, where = rkf45_attempt(st, lv, wk, t, hs, y, atol, rtol, wk.ynew)
+        err, where = rkf45_attempt(st, lv, wk, t, ts, hs, y, atol, rtol, wk.ynew)
         counters[N_EVAL] += 5
         if err <= 1.0:
             commit(st, lv, wk, tn, tol, y, cstate)
