@@ -279,3 +279,16 @@ def test_every_spec_object_knows_where_it_came_from():
     assert link3.name == "link3"
     assert (Path(link3.where.file).name, link3.where.line) == ("pendulum5.yaml", 24)
     assert link3.joint.where.line == 29 and link3.geoms[0].where.line == 26
+
+
+@pytest.mark.parametrize("op, where, message", [
+    ({"move": [1e400, 0, 0]}, "bodies[0].at[0].move[0]", "inf is not a finite number"),
+    ({"move": ["1e400cm", 0, 0]}, "bodies[0].at[0].move[0]", "'1e400cm' is not a finite number"),
+    ({"rotate": {"x": float("nan")}}, "bodies[0].at[0].rotate.x", "nan is not a finite number"),
+    ({"rotate": {"axis": [1, 0, 0], "angle": "1/0"}}, "bodies[0].at[0].rotate.angle", "division by zero in '1/0'"),
+])
+def test_non_finite_numbers_are_refused_where_they_are(op, where, message):
+    with pytest.raises(CorpusError) as info:
+        creature([{"name": "a", "shape": {"sphere": 1}, "at": [op]}])
+    (problem,) = info.value.problems
+    assert (problem.path, problem.message) == (where, message)

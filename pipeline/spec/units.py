@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 import re
 
+from pipeline.errors import CorpusError
+from pipeline.spec.loader import NOWHERE, child_mark
+
 # bare number -> this unit; then the units each dimension accepts (factor to SI)
 DIMENSIONS: dict[str, tuple[str | None, dict[str, float]]] = {
     "number": (None, {}),
@@ -34,6 +37,8 @@ def split(value) -> tuple[float, str | None]:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"expected a number, got {value!r}")
     if not isinstance(value, str):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not a finite number")
         return float(value), None
     m = _QUANTITY.match(value)
     if not m:
@@ -44,6 +49,8 @@ def split(value) -> tuple[float, str | None]:
         if denominator == 0:
             raise ValueError(f"division by zero in {value!r}")
         number /= denominator
+    if not math.isfinite(number):
+        raise ValueError(f"{value!r} is not a finite number")
     return number, (m.group(3) or None)
 
 
@@ -87,25 +94,35 @@ def to_si_document(doc, schema: dict, resolver) -> object:
     defs = schema_documents()["defs"]["$defs"]
     dimension_of = {id(defs[name]): name for name in DIMENSIONS if name in defs}
 
-    def walk(value, node, resolver):
+    def walk(value, node, resolver, mark, path):
         while "$ref" in node:
             resolved = resolver.lookup(node["$ref"])
             node, resolver = resolved.contents, resolved.resolver
             if id(node) in dimension_of:
-                return to_si(value, dimension_of[id(node)])
-        for key in ("anyOf", "oneOf"):
-            branch = next((b for b in node.get(key, ()) if shallow_match(value, b, resolver)), None)
-            if branch is not None:
-                value = walk(value, branch, resolver)
+                try:
+                    return to_si(value, dimension_of[id(node)])
+                except ValueError as exc:
+                    raise CorpusError(mark.problem(str(exc), path)) from None
+        if "properties" not in node and "items" not in node:
+            for key in ("anyOf", "oneOf"):
+                branch = next((b for b in node.get(key, ()) if shallow_match(value, b, resolver)), None)
+                if branch is not None:
+                    return walk(value, branch, resolver, mark, path)
         if isinstance(value, dict):
             props = node.get("properties", {})
-            return {k: walk(v, props[k], resolver) if k in props else _plain(v) for k, v in value.items()}
+            return {k: walk(v, props[k], resolver, child_mark(value, k), _sub(path, k)) if k in props
+                    else _plain(v) for k, v in value.items()}
         if isinstance(value, list):
             items = node.get("items")
-            return [walk(v, items, resolver) if isinstance(items, dict) else _plain(v) for v in value]
+            return [walk(v, items, resolver, child_mark(value, i), f"{path}[{i}]") if isinstance(items, dict)
+                    else _plain(v) for i, v in enumerate(value)]
         return value
 
-    return walk(doc, schema, resolver)
+    return walk(doc, schema, resolver, getattr(doc, "mark", NOWHERE), "")
+
+
+def _sub(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
 
 
 def _plain(value):
