@@ -83,12 +83,11 @@ def _is_runnable(doc) -> bool:
 def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
     """Every job one file stands for: a plain scene is one job, a sweep many."""
     from pipeline.spec.loader import read_file
-    from pipeline.spec.resolve import load_scene
-    from pipeline.spec.schema import validate_document
+    from pipeline.spec.resolve import load_scene, validate_document
 
     doc = read_file(path)
     if isinstance(doc.get("sweep"), str):  # a sweep file naming its scene
-        validate_document(doc, "sweep", file=str(path))
+        validate_document(path)
         scene_path = (Path(path).parent / doc["scene"]).resolve()
         block = doc
     else:
