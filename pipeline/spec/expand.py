@@ -21,11 +21,12 @@ from __future__ import annotations
 import copy
 import re
 
-from pipeline.errors import Problem
+from pipeline.errors import CorpusError, Problem
 from pipeline.spec.loader import MDict, MList
 from pipeline.spec.units import negate
 
 AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
+MAX_BODIES = 10_000  # nested repeats multiply; past this a creature is a typo or an attack
 ROTARY = {"revolute", "universal"}
 
 
@@ -51,6 +52,10 @@ def _repeat(block: MDict, problems, path):
     var = block.get("as", "i")
     pattern = re.compile(r"\{\s*" + re.escape(var) + r"\s*(?:([+-])\s*(\d+))?\s*\}")
     inner = expand_bodies(block["bodies"], problems, f"{path}.bodies")
+    if block["count"] * len(inner) > MAX_BODIES:
+        raise CorpusError(block.value_mark("count").problem(
+            f"refused: this repeat would make {block['count'] * len(inner)} bodies; "
+            f"a creature may have at most {MAX_BODIES}", f"{path}.count"))
     start = block.get("start", 0)
     for n in range(start, start + block["count"]):
         def value(m, n=n):
