@@ -96,3 +96,12 @@ def test_humanoid_terrain_example_compiles():
     assert scene.controllers[0].python == "pipeline.importers.actuation:motors"
     model = build_model(scene)
     assert model.nv == 27 and model.total_mass == pytest.approx(40.84402115, rel=1e-9)
+
+
+def test_convert_dispatches_corpus_scripts_to_their_converter(tmp_path):
+    out = tmp_path / "roach.yaml"
+    assert main(["convert", str(ROOT / "creatures" / "roach_appendix_c.corpus"), "--as", "scene",
+                 "-o", str(out)]) == 0
+    scene = pipeline.load(out, allow_outside=True)
+    assert [c.name for c in scene.creatures] == ["broach"]
+    assert scene.simulation.integrator == "rkf45" and len(scene.controllers) == 1
