@@ -60,3 +60,9 @@ def placement(ops) -> tuple[np.ndarray, np.ndarray]:
         else:
             raise ValueError(f"particle creatures are placed with move/rotate ops only, not {sorted(op)}")
     return rot, pos
+
+
+def upward_sign(tri) -> float:
+    """+1 or -1: the orientation that makes the normal of triangle `tri` (3, 3) point up (z)."""
+    tri = np.asarray(tri, float)
+    return 1.0 if np.cross(tri[1] - tri[0], tri[2] - tri[0])[2] >= 0 else -1.0

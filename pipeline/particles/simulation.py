@@ -23,20 +23,27 @@ from pipeline.errors import CorpusError, Problem, SimulationError
 from pipeline.particles.arrays import INTEGRATOR_CODES, Counters, Live, ParticleArrays
 from pipeline.particles.build import build_arrays
 from pipeline.particles.integrators import advance
+from pipeline.particles.quantities import upward_sign
 from pipeline.particles.sensors import make_sensor, sensor_order
 from pipeline.particles.spawners import BubbleColumn
 from pipeline.particles.types import ParticleCreature, ParticleScene, World
+from pipeline.physics.model import FIXED, GeomArrays, TreeArrays
 from pipeline.recording import Recorder, Recording
 
 
 @dataclass(frozen=True)
 class ParticleModel:
-    """What does not change while simulating. `extras` for renderers:
+    """What does not change while simulating, shaped like `pipeline.physics.model.Model` where
+    the export stage reads it: every mass is a body carrying one sphere geom (`geoms`,
+    `geom_meshes`), bodies group into creatures (`body_tree`, `tree_names`), and `tree` holds
+    the masses (point masses have no joints: jtype fixed, q/qd are the stacked positions and
+    velocities instead). `extras` for renderers:
 
-    engine "particles" · springs (ns, 2) int mass index pairs (cylinders) ·
-    radius (n,) and rgba (n, 4) per mass (spheres) · surfaces: list of
-    {name, kind: "dome", ring: (i, j, k), height, phase_channel, rgba} — draw with
-    `pipeline.particles.surfaces.dome_mesh(positions of the ring, phase)`.
+    engine "particles" · springs (ns, 2) int mass index pairs (draw cylinders) ·
+    radius (n,) and rgba (n, 4) per mass · surfaces: list of {name, kind: "dome",
+    ring: (i, j, k), height, sign, phase_channel, rgba} — draw with
+    `pipeline.particles.surfaces.dome_mesh(body_pos[t, ring], phase, height, sign)` where
+    phase is the recording channel `phase_channel` (0 when None).
     """
 
     arrays: ParticleArrays
@@ -47,7 +54,15 @@ class ParticleModel:
     dt: float
     h: float
     duration: float
+    geoms: GeomArrays
+    geom_meshes: tuple
+    tree: TreeArrays
+    body_tree: np.ndarray
     extras: dict = field(default_factory=dict)
+
+    @property
+    def tree_names(self) -> tuple[str, ...]:
+        return self.creature_names
 
     @property
     def nbody(self) -> int:
@@ -215,6 +230,32 @@ def _controls(creatures, offsets, slots, arrays, world: World) -> list[_Control]
     return out
 
 
+def _sphere_geoms(radius: np.ndarray, rgba: np.ndarray) -> tuple[GeomArrays, tuple]:
+    """One sphere geom per mass, centred on it, for the export stage."""
+    from pipeline.compile.geometry import SPHERE, render_mesh
+    from pipeline.spec.types import Geom
+
+    n = radius.shape[0]
+    size = np.zeros((n, 3))
+    size[:, 0] = radius
+    r3 = np.repeat(radius[:, None], 3, axis=1)
+    geoms = GeomArrays(body=np.arange(n, dtype=np.int64), type=np.full(n, SPHERE, np.int64), size=size,
+                       pos=np.zeros((n, 3)), rot=np.repeat(np.eye(3)[None], n, axis=0), rgba=rgba.copy(),
+                       colliding=np.ones(n, np.bool_), aabb_lo=-r3, aabb_hi=r3)
+    meshes = tuple(render_mesh(Geom("sphere", (float(r),))) for r in radius)
+    return geoms, meshes
+
+
+def _mass_tree(mass: np.ndarray) -> TreeArrays:
+    n = mass.shape[0]
+    z3 = np.zeros((n, 3))
+    return TreeArrays(parent=np.full(n, -1, np.int64), jtype=np.full(n, FIXED, np.int64),
+                      jaxis=np.zeros((n, 2, 3)), jpos=z3.copy(), jrot=np.repeat(np.eye(3)[None], n, axis=0),
+                      qadr=3 * np.arange(n, dtype=np.int64), vadr=3 * np.arange(n, dtype=np.int64),
+                      mass=mass.copy(), com=z3.copy(), inertia=np.zeros((n, 3, 3)), armature=np.zeros(0),
+                      prescribed=np.zeros(n, np.bool_))
+
+
 def _as_scene(spec) -> ParticleScene:
     if isinstance(spec, ParticleScene):
         return spec
@@ -242,16 +283,21 @@ def compile_particles(scene_or_creature) -> ParticleSimulation:
     pos = np.array([m.pos for m in masses], dtype=np.float64).reshape(-1, 3)
     vel = np.array([m.vel for m in masses], dtype=np.float64).reshape(-1, 3)
     vel[arrays.on_nail != 0.0] = 0.0
-    surfaces = [dict(s, ring=tuple(int(offsets[ci]) + i for i in s["ring"]),
+    surfaces = [dict(s, ring=ring, sign=upward_sign(pos[list(ring)]),
                      phase_channel=(f"fsm_{s['phase']}" if s.get("phase") else None))
-                for ci, c in enumerate(creatures) for s in c.surfaces]
+                for ci, c in enumerate(creatures) for s in c.surfaces
+                for ring in [tuple(int(offsets[ci]) + i for i in s["ring"])]]
     extras = {"engine": "particles", "springs": arrays.sp_ends.copy(), "radius": arrays.radius.copy(),
               "rgba": np.array([m.rgba for m in masses]).reshape(-1, 4), "surfaces": surfaces,
               "record_every": scene.record_every, "scene": scene.name}
     h = scene.h or scene.dt
+    geoms, meshes = _sphere_geoms(arrays.radius, extras["rgba"])
     model = ParticleModel(arrays, tuple(names), tuple(c.name for c in creatures),
                           tuple(slice(int(o), int(o) + len(c.masses)) for o, c in zip(offsets, creatures)),
-                          scene.integrator, scene.dt, h, scene.duration, extras)
+                          scene.integrator, scene.dt, h, scene.duration, geoms, meshes,
+                          _mass_tree(arrays.mass),
+                          np.repeat(np.arange(len(creatures)), [len(c.masses) for c in creatures]),
+                          extras)
 
     def spawn():
         rng = np.random.default_rng(scene.seed)

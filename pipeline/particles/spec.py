@@ -6,6 +6,7 @@ exist, under-determined masses) and places the creature in the world.
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from pipeline.errors import CorpusError, Problem
 from pipeline.particles import types as T
-from pipeline.particles.quantities import placement, si, vec
+from pipeline.particles.quantities import placement, si, upward_sign, vec
 from pipeline.spec.loader import MDict, format_path, from_plain, mark_at, read_file
 from pipeline.spec.schema import validate
 from pipeline.spec.types import Where
@@ -178,9 +179,7 @@ def _force(d: _Doc, i: int, f, index, pos, rot) -> T.Force | None:
                 tri_names = f[key]
                 if all(n in index for n in tri_names):
                     tri = tuple(index[n] for n in tri_names)
-                    p = np.array(pos)
-                    nrm = np.cross(p[tri[1]] - p[tri[0]], p[tri[2]] - p[tri[0]])
-                    values["sign"] = 1.0 if nrm[2] >= 0 else -1.0
+                    values["sign"] = upward_sign(np.array(pos)[list(tri)])
                 else:
                     names(key)
             elif "direction" in f:
@@ -306,6 +305,21 @@ def is_particle_document(doc) -> bool:
     return isinstance(doc, dict) and "particles" in doc
 
 
+def _absolute_includes(scene: MDict, base: Path) -> dict:
+    """The scene as plain data with its `use:` paths made absolute, so that a copy saved in a
+    run directory (scene.json) loads again from there."""
+    out = json.loads(json.dumps(scene))
+    env = out.get("environment")
+    if isinstance(env, str):
+        out["environment"] = str((base / env).resolve())
+    elif isinstance(env, dict) and "use" in env:
+        env["use"] = str((base / env["use"]).resolve())
+    for entry in out.get("creatures", []):
+        if "use" in entry:
+            entry["use"] = str((base / entry["use"]).resolve())
+    return out
+
+
 def load_particle_scene(path) -> T.ParticleScene:
     """A scene whose creatures (and optional environment) are `particles:` documents.
 
@@ -365,5 +379,6 @@ def load_particle_scene(path) -> T.ParticleScene:
         duration=si(sim.get("duration", 1.0)), dt=dt,
         h=si(sim["h"]) if "h" in sim else None, integrator=sim.get("integrator", "rk4"),
         record_every=int(sim.get("record_every", 1)), seed=int(sim.get("seed", 0)),
-        outputs=dict(scene.get("outputs", {})), source=scene, files=tuple(files),
+        outputs=dict(scene.get("outputs", {})), source=_absolute_includes(scene, base),
+        files=tuple(files),
         where=d.where())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.spec.types import Vec3, Where
+from pipeline.spec.types import SimulationSettings, Vec3, Where
 
 
 @dataclass(frozen=True)
@@ -157,3 +157,9 @@ class ParticleScene:
     source: dict[str, Any] = field(default_factory=dict)
     files: tuple[str, ...] = ()
     where: Where = Where()
+
+    @property
+    def simulation(self) -> SimulationSettings:
+        """The time-stepping settings in the shape `pipeline.run` reads for any scene."""
+        return SimulationSettings(duration=self.duration, dt=self.dt, integrator=self.integrator,
+                                  h=self.h, record_every=self.record_every, seed=self.seed)
