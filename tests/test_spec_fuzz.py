@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import CorpusError
-from pipeline.spec.loader import parse_text
+from pipeline.spec.loader import parse_text, plain
 from pipeline.spec.resolve import load, validate_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def _paths(node, prefix=()):
 @st.composite
 def data_mutant(draw):
     seed = draw(st.sampled_from(SEEDS[:3] + SEEDS[4:]))
-    doc = copy.deepcopy(_plain(parse_text((ROOT / seed).read_text("utf-8"), seed)))
+    doc = copy.deepcopy(plain(parse_text((ROOT / seed).read_text("utf-8"), seed)))
     for _ in range(draw(st.integers(1, 3))):
         paths = [p for p in _paths(doc) if p]
         path = draw(st.sampled_from(paths))
@@ -113,14 +113,6 @@ def data_mutant(draw):
         else:
             parent.append(draw(VALUES))
     return seed, doc
-
-
-def _plain(node):
-    if isinstance(node, dict):
-        return {k: _plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_plain(v) for v in node]
-    return node
 
 
 @FUZZ

@@ -334,3 +334,12 @@ def from_plain(value, mark: Mark = NOWHERE):
             out.add(from_plain(v, mark), mark)
         return out
     return value
+
+
+def plain(value):
+    """A copy of marked data as plain dicts and lists (for JSON and for other stages)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value

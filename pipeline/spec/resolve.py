@@ -15,7 +15,7 @@ from pipeline.errors import CorpusError, Problem
 from pipeline.spec import checks
 from pipeline.spec.documents import check_kind, expand_document, expand_scene, include, wrap_creature
 from pipeline.spec.includes import Includes, project_root
-from pipeline.spec.loader import MDict, Mark, from_plain, read_file
+from pipeline.spec.loader import MDict, Mark, from_plain, plain, read_file
 from pipeline.spec.schema import to_si
 from pipeline.spec.transforms import matrix_from_quat, pose, quat_from_matrix, rigid, split_scale
 from pipeline.spec.types import (
@@ -39,30 +39,47 @@ def load(source, *, allow_outside: bool = False, base_dir: str | os.PathLike | N
     """
     doc, inc = _open(source, allow_outside, base_dir)
     kind = check_kind(doc)
-    if kind == "creature":
-        scene = _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc, True)
-        return scene.creatures[0]
-    if kind == "scene":
-        return _scene_or_particles(source, expand_scene(doc, inc), inc)
-    raise CorpusError(doc.mark.problem(
-        f"{checks.article(kind)} document is part of a scene; `pipeline.load` takes a scene or a creature "
-        "(use `corpus validate` to check this file on its own)"))
+    if kind not in ("scene", "creature"):
+        raise CorpusError(doc.mark.problem(
+            f"{checks.article(kind)} document is part of a scene; `pipeline.load` takes a scene or a "
+            "creature (use `corpus validate` to check this file on its own)"))
+    scene = _scene(source, doc, kind, inc)
+    return scene.creatures[0] if kind == "creature" else scene
 
 
 def load_scene(source, *, allow_outside: bool = False, base_dir=None) -> Scene:
     """Like `load`, but a creature is wrapped into a default scene (flat ground, 1 s)."""
     doc, inc = _open(source, allow_outside, base_dir)
-    if check_kind(doc) == "creature":
-        return _build_scene(expand_scene(wrap_creature(expand_document(doc, "creature", inc)), inc), inc, True)
-    if check_kind(doc) != "scene":
-        raise CorpusError(doc.mark.problem(f"expected a scene or a creature, but this is "
-                                           f"{checks.article(check_kind(doc))} document"))
-    return _scene_or_particles(source, expand_scene(doc, inc), inc)
+    kind = check_kind(doc)
+    if kind not in ("scene", "creature"):
+        raise CorpusError(doc.mark.problem(
+            f"expected a scene or a creature, but this is {checks.article(kind)} document"))
+    return _scene(source, doc, kind, inc)
 
 
-def _scene_or_particles(source, doc: MDict, inc: Includes):
-    """A Scene, or — when its creatures are `particles:` documents — the particle stage's
-    ParticleScene (pipeline.particles.spec.load_particle_scene)."""
+def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> str:
+    """Check any corpus document fully (includes, helpers, semantics); returns its kind."""
+    doc, inc = _open(source, allow_outside, base_dir)
+    kind = check_kind(doc)
+    if kind in ("scene", "creature"):
+        _scene(source, doc, kind, inc)
+    elif kind == "environment":
+        problems: list[Problem] = []
+        _obstacles(expand_document(doc, "environment", inc), problems)
+        if problems:
+            raise CorpusError(problems)
+    else:
+        expand_document(doc, kind, inc)
+    return kind
+
+
+def _scene(source, doc: MDict, kind: str, inc: Includes):
+    """The Scene of a scene document or of a creature wrapped in the default scene; a scene
+    of `particles:` creatures goes to the particle stage (a ParticleScene)."""
+    if kind == "creature":
+        wrapped = wrap_creature(expand_document(doc, "creature", inc))
+        return _build_scene(expand_scene(wrapped, inc), inc, lone_creature=True)
+    doc = expand_scene(doc, inc)
     scene = _build_scene(doc, inc)
     if not has_particles(doc):
         return scene
@@ -74,25 +91,6 @@ def _scene_or_particles(source, doc: MDict, inc: Includes):
     return load_particle_scene(source)
 
 
-def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> str:
-    """Check any corpus document fully (includes, helpers, semantics); returns its kind."""
-    doc, inc = _open(source, allow_outside, base_dir)
-    kind = check_kind(doc)
-    if kind in ("scene", "creature"):
-        if kind == "creature":
-            doc = wrap_creature(expand_document(doc, "creature", inc))
-        _build_scene(expand_scene(doc, inc), inc, lone_creature=kind == "creature")
-    elif kind == "environment":
-        env = expand_document(doc, "environment", inc)
-        problems: list[Problem] = []
-        _obstacles(env, problems)
-        if problems:
-            raise CorpusError(problems)
-    else:
-        expand_document(doc, kind, inc)
-    return kind
-
-
 def _open(source, allow_outside, base_dir) -> tuple[MDict, Includes]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -102,27 +100,10 @@ def _open(source, allow_outside, base_dir) -> tuple[MDict, Includes]:
         return read_file(path), inc
     if isinstance(source, dict):
         base = Path(base_dir) if base_dir is not None else Path.cwd()
-        doc = source if isinstance(source, MDict) else from_plain(source, Mark(None, None, None))
-        if not isinstance(source, MDict):
-            _set_file(doc, str(base / "<dict>"))
+        # a pseudo file inside base_dir, so relative paths in the dict resolve there
+        doc = source if isinstance(source, MDict) else from_plain(source, Mark(str(base / "<dict>"), None, None))
         return doc, Includes(project_root(base), allow_outside)
     raise CorpusError(f"pipeline.load takes a path or a dict, not {type(source).__name__}")
-
-
-def _set_file(node, file: str) -> None:
-    """Give dict input a pseudo file inside `base_dir` so relative paths resolve there."""
-    mark = Mark(file, None, None)
-    if isinstance(node, dict):
-        node.mark = mark
-        node.key_marks = {k: mark for k in node}
-        node.value_marks = {k: mark for k in node}
-        for v in node.values():
-            _set_file(v, file)
-    elif isinstance(node, list):
-        node.mark = mark
-        node.item_marks = [mark] * len(node)
-        for v in node:
-            _set_file(v, file)
 
 
 def _join(path: str, rest: str) -> str:
@@ -131,14 +112,6 @@ def _join(path: str, rest: str) -> str:
 
 def _where(mark: Mark, path: str) -> Where:
     return Where(mark.file, mark.line, mark.col, path)
-
-
-def _plain(node):
-    if isinstance(node, dict):
-        return {k: _plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_plain(v) for v in node]
-    return node
 
 
 # --- scene ------------------------------------------------------------------------------
@@ -174,7 +147,7 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
         name=doc["scene"], creatures=tuple(creatures),
         environment={"particles": env_doc} if particle_world else to_si(env_doc, "environment"),
         controllers=controllers, timeline=timeline, simulation=simulation, outputs=outputs,
-        source=_plain(doc), files=tuple(inc.files), where=_where(doc.mark, ""))
+        source=plain(doc), files=tuple(inc.files), where=_where(doc.mark, ""))
 
 
 def _check_particles(entry: MDict, path: str, inc: Includes, problems: list[Problem]) -> None:
@@ -215,7 +188,7 @@ def _controllers(doc, by_name, problems):
         where = _where(doc["controllers"].item_mark(i), path)
         if "python" in item:
             yield ControllerRef("python", target, python=item["python"],
-                                params=_plain(item.get("params", {})), where=where)
+                                params=plain(item.get("params", {})), where=where)
         else:
             yield ControllerRef("script", target, script=to_si(item, "controller"), where=where)
 

@@ -11,7 +11,7 @@ import math
 import re
 
 from pipeline.errors import CorpusError
-from pipeline.spec.loader import NOWHERE, child_mark
+from pipeline.spec.loader import NOWHERE, child_mark, plain
 
 # bare number -> this unit; then the units each dimension accepts (factor to SI)
 DIMENSIONS: dict[str, tuple[str | None, dict[str, float]]] = {
@@ -111,11 +111,11 @@ def to_si_document(doc, schema: dict, resolver) -> object:
         if isinstance(value, dict):
             props = node.get("properties", {})
             return {k: walk(v, props[k], resolver, child_mark(value, k), _sub(path, k)) if k in props
-                    else _plain(v) for k, v in value.items()}
+                    else plain(v) for k, v in value.items()}
         if isinstance(value, list):
             items = node.get("items")
             return [walk(v, items, resolver, child_mark(value, i), f"{path}[{i}]") if isinstance(items, dict)
-                    else _plain(v) for i, v in enumerate(value)]
+                    else plain(v) for i, v in enumerate(value)]
         return value
 
     return walk(doc, schema, resolver, getattr(doc, "mark", NOWHERE), "")
@@ -123,11 +123,3 @@ def to_si_document(doc, schema: dict, resolver) -> object:
 
 def _sub(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
