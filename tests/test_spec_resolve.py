@@ -3,6 +3,7 @@ defaults, obstacles, and the canonical source. Geometry is checked against scipy
 rotations (an independent implementation), numbers with tight tolerances."""
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from scipy.spatial.transform import Rotation
 import pipeline
 from pipeline.errors import CorpusError
 from pipeline.spec.resolve import load, load_scene
+from pipeline.spec.schema import validate
 from pipeline.spec.units import to_si
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -250,6 +252,8 @@ def test_scene_values_are_si():
 @pytest.mark.parametrize("name", ["scenes/box_drop.yaml", "scenes/pendulum5.yaml", "creatures/roach.yaml"])
 def test_the_canonical_source_loads_again_to_the_same_spec(name):
     first = load_scene(ROOT / name)
+    assert validate(first.source, "scene") == []
+    json.dumps(first.source)  # plain data, as a run directory's scene.json
     again = load_scene(first.source, base_dir=ROOT / "outputs")
     strip = lambda s: [[(b.name, b.parent, b.placement, b.joint.type, b.joint.axes, b.joint.q0, b.joint.qd0,
                          b.joint.forces, tuple((g.shape, g.size, g.pose, g.density, g.rgba) for g in b.geoms))

@@ -103,8 +103,7 @@ def expand_scene(doc: MDict, inc: Includes) -> MDict:
         out.set("environment", env_doc, doc.key_marks.get("environment", doc.mark), env_mark)
     except CorpusError as exc:
         problems.extend(exc.problems)
-    for key, kind, expand_item in (("creatures", "creature", _creature_item),
-                                   ("controllers", "controller", _controller_item)):
+    for key, expand_item in (("creatures", _creature_item), ("controllers", _controller_item)):
         items = MList(mark=doc[key].mark) if key in doc else None
         for i, item in enumerate(doc.get(key, ())):
             try:
@@ -131,8 +130,7 @@ def _creature_item(item: MDict, path: str, inc: Includes) -> MDict:
         entry["use"] = str(inc.locate(item["use"], item.value_mark("use"), f"{path}.use"))
         return entry
     if "name" in item:
-        name_key = document_kind(doc)
-        doc.set(name_key, item["name"], item.key_mark("name"), item.value_mark("name"))
+        doc.set("creature", item["name"], item.key_mark("name"), item.value_mark("name"))
     for key in ("at", "velocity"):
         if key in item:
             doc.set(key, copy.deepcopy(item[key]), item.key_mark(key), item.value_mark(key))
