@@ -49,7 +49,7 @@ class Compiler:
         self.autolimits = a.get("autolimits", "true") == "true"
         asset_dir = model_dir / a.get("assetdir", "")
         self.meshdir = asset_dir / a.get("meshdir", "") if "meshdir" in a else asset_dir
-        for key in ("boundmass", "boundinertia", "balanceinertia", "fusestatic"):
+        for key in ("boundmass", "boundinertia", "balanceinertia"):
             if key in a and a[key] not in ("0", "false"):
                 raise CorpusError(el.problem(f"compiler {key} is not supported", key))
         if a.get("coordinate", "local") != "local":
@@ -61,12 +61,13 @@ class Compiler:
 
 
 def expand_includes(el: Element, base: Path) -> None:
-    """Replace every `<include file=...>` by the children of the included file's root."""
+    """Replace every `<include file=...>` by the children of the included file's root;
+    MuJoCo resolves every include, nested ones too, against the main file's folder."""
     out = []
     for c in el.children:
         if c.tag == "include":
             sub = parse_xml(base / c.get("file"))
-            expand_includes(sub, (base / c.get("file")).parent)
+            expand_includes(sub, base)
             out.extend(sub.children)
         else:
             expand_includes(c, base)
