@@ -66,7 +66,7 @@ def camera_path(cam: dict, model, times, pos, quat, fps: float, size: float) -> 
     if mode not in MODES:
         raise CorpusError(f"outputs.camera.mode must be one of {', '.join(MODES)}, got {mode!r}")
     n = len(times)
-    distance = float(cam.get("distance") or 4.0 * size)
+    distance = float(cam.get("distance") or 2.5 * size)
     target = target_path(cam.get("target", "com"), model, pos, quat)
     if mode == "fixed":
         focus = np.tile(cam.get("look_at") or target.mean(axis=0), (n, 1)).astype(float)

@@ -21,7 +21,7 @@ class ExportOptions:
     plots: bool | tuple[str, ...] = False
     camera: dict = field(default_factory=dict)
     shadows: bool = True
-    antialias: bool = True
+    antialias: bool = False  # FXAA: several times the frame time on software GL
     show_time: bool = True
     show_gait: bool = True
     gait_window: float = 1.0  # seconds of gait history in the inset
@@ -64,7 +64,7 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
         glb=bool(o.get("glb", False)), meshes=meshes[0] if meshes else None,
         plots=plots if isinstance(plots, bool) else tuple(plots),
         camera=dict(o.get("camera", {}) or {}), shadows=bool(o.get("shadows", True)),
-        antialias=bool(o.get("antialias", True)),
+        antialias=bool(o.get("antialias", False)),
         show_time=bool(overlays.get("time", True)), show_gait=bool(overlays.get("gait", True)),
         gait_window=float(overlays.get("gait_window", 1.0)),
         ground_tile=(o.get("ground") or {}).get("tile"), gif_width=int(o.get("gif_width", 480)),
