@@ -25,18 +25,22 @@ def test_b1_exponential_spring_values():
 
 
 def test_normal_force_restitution_clamp_and_no_pull():
-    f_in = normal_force(1e-4, -0.1, 0.0, 0.0, 0.0, 17.5, 3000.0, 0.5, 0.01)
-    f_out = normal_force(1e-4, +0.1, 0.0, 0.0, 0.0, 17.5, 3000.0, 0.5, 0.01)
+    f_in = normal_force(1e-4, -0.1, 0.0, 0.0, 0.0, 17.5, 3000.0, 0.5, 0.01, 0.0)
+    f_out = normal_force(1e-4, +0.1, 0.0, 0.0, 0.0, 17.5, 3000.0, 0.5, 0.01, 0.0)
     assert f_in == pytest.approx(17.5 * math.expm1(0.3), rel=1e-14)
     assert f_out == pytest.approx(0.5 * f_in, rel=1e-14)
+    # restitution_velocity: the scale ramps from 1 (at rest) to e (at that separation speed)
+    ramp = normal_force(1e-4, 0.25e-3, 0.0, 0.0, 0.0, 17.5, 3000.0, 0.5, 0.01, 1e-3)
+    assert ramp == pytest.approx(0.875 * f_in, rel=1e-14)
+    assert normal_force(1e-4, 0.1, 0.0, 0.0, 0.0, 17.5, 3000.0, 0.5, 0.01, 1e-3) == f_out
     # depth clamp (groundemaxz): the force stops growing at max_depth
-    assert normal_force(0.05, 0.0, 0.0, 0.0, 0.0, 1.0, 100.0, 1.0, 0.01) == pytest.approx(math.expm1(1.0))
+    assert normal_force(0.05, 0.0, 0.0, 0.0, 0.0, 1.0, 100.0, 1.0, 0.01, 0.0) == pytest.approx(math.expm1(1.0))
     # linear spring + damper, and the damper never pulls the point into the ground
-    assert normal_force(0.01, -0.2, 100.0, 5.0, 0.0, 0.0, 0.0, 1.0, 1.0) == pytest.approx(2.0)
-    assert normal_force(0.001, 1.0, 100.0, 5.0, 0.0, 0.0, 0.0, 1.0, 1.0) == 0.0
+    assert normal_force(0.01, -0.2, 100.0, 5.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0) == pytest.approx(2.0)
+    assert normal_force(0.001, 1.0, 100.0, 5.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0) == 0.0
     # krf: a damper proportional to depth (zero at touch-down)
-    assert normal_force(0.01, -0.5, 0.0, 0.0, 40.0, 0.0, 0.0, 1.0, 1.0) == pytest.approx(0.2)
-    assert normal_force(0.0, -0.5, 0.0, 0.0, 40.0, 0.0, 0.0, 1.0, 1.0) == 0.0
+    assert normal_force(0.01, -0.5, 0.0, 0.0, 40.0, 0.0, 0.0, 1.0, 1.0, 0.0) == pytest.approx(0.2)
+    assert normal_force(0.0, -0.5, 0.0, 0.0, 40.0, 0.0, 0.0, 1.0, 1.0, 0.0) == 0.0
 
 
 def test_coulomb_scale():
@@ -149,8 +153,9 @@ def test_b7_attach_equal_opposite_restitution_and_break():
     f = k * d + alpha * math.expm1(beta * d)
     v1 = xrot[0] @ (vbody[0, 3:] + np.cross(vbody[0, :3], [0.01, 0, 0]))
     v2 = xrot[1] @ (vbody[1, 3:] + np.cross(vbody[1, :3], [-0.01, 0, 0]))
-    if np.dot(v2 - v1, p2 - p1) < 0:
-        f *= e
+    unloading = -np.dot(v2 - v1, p2 - p1) / d  # stretched spring: unloads while shortening
+    if unloading > 0:
+        f *= e if unloading >= 1e-3 else 1 - (1 - e) * unloading / 1e-3
     assert np.allclose(fext[0, 3:], f * (p2 - p1) / d, rtol=1e-12, atol=0)
     # equal and opposite forces along the line of the points: linear and angular momentum
     assert np.abs(fext[0, 3:] + fext[1, 3:]).max() < 1e-12

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import CorpusError, Problem
+from pipeline.physics.contact import commands  # noqa: F401  (registers sticky/material/ground)
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.environment import contact_params, number
 from pipeline.physics.contact.forces import ContactArrays

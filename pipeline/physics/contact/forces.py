@@ -17,7 +17,8 @@ import numba
 import numpy as np
 
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.laws import coulomb_scale, exp_spring, normal_force, restituted
+from pipeline.physics.contact.laws import (coulomb_scale, exp_spring, normal_force, normal_stiffness,
+                                           restitution_scale)
 from pipeline.physics.contact.surface import surface
 
 
@@ -114,7 +115,7 @@ def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
     if depth > 0.0:
         vn = vx * nx + vy * ny + vz * nz
         fn = normal_force(depth, vn, cs[S.K], cs[S.B], cs[S.KRF], cs[S.ALPHA], cs[S.BETA],
-                          cs[S.E], cs[S.MAX_DEPTH])
+                          cs[S.E], cs[S.MAX_DEPTH], cs[S.REST_V])
         fx, fy, fz = fn * nx, fn * ny, fn * nz
         tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
         if cs[S.FRICTION_MODEL] == 2.0:
@@ -127,10 +128,13 @@ def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
             dn = dx * nx + dy * ny + dz * nz
             dx, dy, dz = dx - dn * nx, dy - dn * ny, dz - dn * nz
             dist = math.sqrt(dx * dx + dy * dy + dz * dz)
-            f = restituted(cs[S.K2] * dist, tx * dx + ty * dy + tz * dz < 0.0, cs[S.E2])
+            approach = -(tx * dx + ty * dy + tz * dz) / dist if dist > 0.0 else 0.0
+            k2 = cs[S.K2] if cs[S.K2] >= 0.0 else normal_stiffness(
+                depth, cs[S.K], cs[S.ALPHA], cs[S.BETA], cs[S.MAX_DEPTH])
+            f = k2 * dist * restitution_scale(cs[S.E2], approach, cs[S.REST_V])
             cap = (cs[S.MU2] if cs[S.MU2] >= 0.0 else cs[S.MU]) * fn
             if f > cap:  # slipping: the anchor follows so the spring holds exactly mu2 fn
-                keep = cap / cs[S.K2] / dist
+                keep = cap / k2 / dist
                 co[a + 4] = px - dx * keep
                 co[a + 5] = py - dy * keep
                 co[a + 6] = pz - dz * keep
@@ -156,8 +160,8 @@ def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
                 else:
                     co[a + 3] = 0.0
             elif dist > 0.0:
-                f = restituted(exp_spring(cs[S.STICK_ALPHA], cs[S.STICK_BETA], dist),
-                               vx * dx + vy * dy + vz * dz > 0.0, cs[S.STICK_E])
+                f = exp_spring(cs[S.STICK_ALPHA], cs[S.STICK_BETA], dist) * restitution_scale(
+                    cs[S.STICK_E], (vx * dx + vy * dy + vz * dz) / dist, cs[S.REST_V])
                 fx += f * dx / dist
                 fy += f * dy / dist
                 fz += f * dz / dist
@@ -216,7 +220,7 @@ def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
     vx, vy, vz = ux - wx, uy - wy, uz - wz
     vn = vx * nx + vy * ny + vz * nz
     fn = normal_force(depth, vn, 0.0, 0.0, 0.0, cs[S.COL_ALPHA], cs[S.COL_BETA], cs[S.COL_E],
-                      cs[S.COL_MAX])
+                      cs[S.COL_MAX], cs[S.REST_V])
     tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
     s = coulomb_scale(fn, cs[S.COL_MU], math.sqrt(tx * tx + ty * ty + tz * tz), cs[S.SLIP_V])
     fx, fy, fz = fn * nx - s * tx, fn * ny - s * ty, fn * nz - s * tz
@@ -267,7 +271,7 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
         u1 = _point_velocity(b1, p[0, 0], p[0, 1], p[0, 2], xpos, xrot, vbody)
         u2 = _point_velocity(b2, p[1, 0], p[1, 1], p[1, 2], xpos, xrot, vbody)
         rate = (u2[0] - u1[0]) * dx + (u2[1] - u1[1]) * dy + (u2[2] - u1[2]) * dz
-        f = restituted(f, rate * x < 0.0, e)
+        f *= restitution_scale(e, -rate / dist if x > 0.0 else rate / dist, cs[S.REST_V])
         fx, fy, fz = f * dx / dist, f * dy / dist, f * dz / dist
         if b1 >= 0:
             _apply(fext, b1, xpos, p[0, 0], p[0, 1], p[0, 2], fx, fy, fz)

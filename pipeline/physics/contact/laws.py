@@ -15,7 +15,7 @@ def exp_spring(alpha, beta, x):
 
 
 @numba.njit(cache=True)
-def normal_force(depth, vn, k, b, krf, alpha, beta, e, max_depth):
+def normal_force(depth, vn, k, b, krf, alpha, beta, e, max_depth, e_velocity):
     """Normal push of a penetrating point (corpus ground*/collision* constants).
 
     depth > 0 is the penetration, vn the normal velocity of the point (> 0 = leaving the
@@ -24,13 +24,21 @@ def normal_force(depth, vn, k, b, krf, alpha, beta, e, max_depth):
     (Hunt-Crossley form) so it vanishes as contact begins and never pulls at touch-down.
     While the point separates the whole force is scaled by the restitution e, so the
     unloading path returns the fraction e of the stored energy (rebound height ~ e h).
-    The result never pulls (>= 0).
+    Below the separation speed `e_velocity` the scale ramps from 1 to e (see
+    restitution_scale). The result never pulls (>= 0).
     """
     d = depth if depth < max_depth else max_depth
-    f = k * d + exp_spring(alpha, beta, d) - b * vn - krf * d * vn
-    if vn > 0.0:
-        f *= e
+    f = (k * d + exp_spring(alpha, beta, d) - b * vn - krf * d * vn) * restitution_scale(e, vn, e_velocity)
     return f if f > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
+def normal_stiffness(depth, k, alpha, beta, max_depth):
+    """dF/d(depth) of the normal springs at `depth` (clamped like the force): the default
+    stiffness of the friction-model-2 spring, so its tangential vibration is no faster
+    than the normal one and needs no smaller step."""
+    d = depth if depth < max_depth else max_depth
+    return k + alpha * beta * math.exp(beta * d)
 
 
 @numba.njit(cache=True)
@@ -47,6 +55,14 @@ def coulomb_scale(fn, mu, vt_norm, slip_velocity):
 
 
 @numba.njit(cache=True)
-def restituted(f, approaching, e):
-    """corpus's damper replacement for springs between two points: scale by e on approach."""
-    return f * e if approaching else f
+def restitution_scale(e, speed, e_velocity):
+    """corpus's damper replacement: a spring force is scaled by e while the spring unloads
+    (`speed` > 0 is the unloading rate: separation, approach to an anchor). The scale ramps
+    from 1 at rest to e at `e_velocity`, so a loaded spring at rest has one equilibrium;
+    corpus's literal jump at speed 0 lets it rest anywhere between f and f / e
+    (e_velocity = 0 gives the literal law)."""
+    if speed <= 0.0:
+        return 1.0
+    if speed >= e_velocity:
+        return e
+    return 1.0 - (1.0 - e) * speed / e_velocity

@@ -13,8 +13,8 @@ The offsets of the blocks are in `ContactArrays.layout` (see `LAYOUT_*`).
 # parameter slots; the YAML names (and corpus names) are in MATERIAL_FIELDS below
 (GROUND_ON, GROUND_Z, K, B, KRF, ALPHA, BETA, E, MAX_DEPTH, FRICTION_MODEL, MU, SLIP_V,
  MU2, K2, E2, STICK_ALPHA, STICK_BETA, STICK_MAX, STICK_E, COLLISION_ON, COL_ALPHA,
- COL_BETA, COL_MAX, COL_E, COL_MU) = range(25)
-N_PARAMS = 25
+ COL_BETA, COL_MAX, COL_E, COL_MU, REST_V) = range(26)
+N_PARAMS = 26
 
 # ContactArrays.layout entries: start of each block in cstate, and its count
 LAYOUT_STICKY, LAYOUT_ANCHORS, LAYOUT_ATTACH, LAYOUT_SIZE = range(4)
@@ -28,6 +28,7 @@ MATERIAL_FIELDS = {
     "exp_alpha": (ALPHA, "groundea"),
     "exp_beta": (BETA, "groundeB"),
     "restitution": (E, "grounde"),
+    "restitution_velocity": (REST_V, "none: our regularisation of grounde"),
     "max_depth": (MAX_DEPTH, "groundemaxz"),
     "friction": (MU, "groundfric"),
     "slip_velocity": (SLIP_V, "none: our regularisation of groundfric"),
