@@ -4,6 +4,8 @@ inertia equal MuJoCo's compiled model; with contacts, constraints and passive fo
 corpus's joint accelerations equal MuJoCo's qacc within 1e-8 relative."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mujoco
 import numpy as np
 import pytest
@@ -74,6 +76,16 @@ def test_model_imports_validates_and_round_trips(path, tmp_path):
     assert yaml.safe_load(text) == relative_meshes(scene, tmp_path)
     loaded = pipeline.load(scene, allow_outside=True)
     assert [c.name for c in loaded.creatures] == [c["creature"] for c in result.creatures]
+    # the canonical expanded document of a run directory loads to the same creatures
+    again = pipeline.load(loaded.source, allow_outside=True)
+    assert [unlocated(c) for c in again.creatures] == [unlocated(c) for c in loaded.creatures]
+
+
+def unlocated(creature):
+    """A creature's bodies without their source locations (which differ between loads)."""
+    return [replace(b, where=None, joint=replace(b.joint, where=None),
+                    geoms=tuple(replace(g, where=None) for g in b.geoms))
+            for b in creature.bodies]
 
 
 @pytest.mark.parametrize("path", MODELS, ids=IDS)
