@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 
@@ -18,6 +19,17 @@ APT_FIX = "sudo apt-get install -y libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1"
 _PROBE = ("import pyvista as pv; p = pv.Plotter(off_screen=True, window_size=(8, 8)); "
           "p.add_mesh(pv.Sphere()); img = p.screenshot(return_img=True); "
           "print(p.ren_win.GetClassName(), img.shape)")
+
+
+def _last_words(out) -> str:
+    """VTK's last log line without colour codes and log prefix, or how the probe ended."""
+    if out is None:
+        return "the probe timed out"
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in out.stderr.splitlines()]
+    lines = [line.split("| ", 1)[-1] for line in lines if line]
+    if lines:
+        return lines[-1]
+    return f"the probe process ended with status {out.returncode}"
 
 
 def choose_backend() -> None:
@@ -38,7 +50,7 @@ def require_context() -> str:
         out = None
     if out is not None and out.returncode == 0:
         return out.stdout.split()[0]
-    said = (out.stderr.strip().splitlines() or ["(no message)"])[-1] if out else "timed out"
+    said = _last_words(out)
     raise CorpusError(
         "cannot render frames: no off-screen OpenGL context could be made "
         f"(VTK: {said}). Fix: install Mesa's EGL driver ({APT_FIX}); or run under a display "
