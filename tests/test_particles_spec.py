@@ -34,7 +34,7 @@ def test_semantic_errors_are_located_and_reported_together():
         resolve_particles(parse_text(fixed, "bad.yaml"))
     text = str(err.value).splitlines()
     assert text == ["bad.yaml:6:18: forces[0].spring[1]: no mass named 'c'",
-                    "bad.yaml:9:5: actuators[0].force: no spring, angle, torque or constant force named 'nothing'"]
+                    "bad.yaml:9:25: actuators[0].force: no spring, angle, torque or constant force named 'nothing'"]
 
 
 def test_unknown_medium_is_reported_at_compile_with_its_line():
