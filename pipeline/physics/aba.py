@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numba
 
-from pipeline.physics.kinematics import joint_pass, nv_of
+from pipeline.physics.kinematics import joint_pass, nv_of, unit_column
 from pipeline.physics.spatial import (add_force_to_parent, add_inertia_to_parent,
-                                      cross_force_inertia, motion_to_child, rigid_inertia,
-                                      spd_inverse)
+                                      cross_force_inertia, ldl_factor, ldl_solve,
+                                      motion_to_child, rigid_inertia)
 
 
 @numba.njit(cache=True)
@@ -90,10 +90,17 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
                 for b in range(6):
                     acc += IA[i, a, b] * w.a[i, b]
                 w.pa[i, a] = acc
-            add_inertia_to_parent(w.E, w.r, i, IA, i, IA, p, w.T6)
+            add_inertia_to_parent(w.E, w.r, i, IA, i, IA, p)
             add_force_to_parent(w.E, w.r, i, w.pa, i, w.pA, p)
             continue
+        jt = tree.jtype[i]
         for d in range(va, va + n):
+            k = unit_column(jt, d - va)
+            if k >= 0:  # ball and free joints: S picks one coordinate, U one column of IA
+                for a in range(6):
+                    U[d, a] = IA[i, a, k]
+                w.u[d] = tau[d] - w.pA[i, k]
+                continue
             acc = tau[d]
             for a in range(6):
                 ua = 0.0
@@ -106,7 +113,7 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
             dinv = 1.0 / (S[va, 0] * U[va, 0] + S[va, 1] * U[va, 1] + S[va, 2] * U[va, 2]
                           + S[va, 3] * U[va, 3] + S[va, 4] * U[va, 4] + S[va, 5] * U[va, 5]
                           + tree.armature[va])
-            w.Dinv[i, 0, 0] = dinv
+            w.Dfac[i, 0, 0] = dinv
             if p < 0:
                 continue
             # Ia = IA - U U^T / D,  pa = pA + Ia c + U u / D
@@ -123,38 +130,48 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
         else:
             D = w.W6
             for d in range(n):
+                kd = unit_column(jt, d)
                 for e in range(d, n):
-                    acc = 0.0
-                    for k in range(6):
-                        acc += S[va + d, k] * U[va + e, k]
+                    if kd >= 0:
+                        acc = U[va + e, kd]
+                    else:
+                        acc = 0.0
+                        for k in range(6):
+                            acc += S[va + d, k] * U[va + e, k]
                     D[d, e] = acc
                     D[e, d] = acc
                 D[d, d] += tree.armature[va + d]
-            spd_inverse(D, n, w.Dinv, i, w.T6)
+            ldl_factor(D, n, w.Dfac, i)
             if p < 0:
                 continue
-            # Wd = U D^-1 (6 x n, in T6), Ia = IA - Wd U^T, pa = pA + Ia c + Wd u
-            Wd = w.T6
-            for a in range(6):
-                for d in range(n):
-                    acc = 0.0
-                    for e in range(n):
-                        acc += U[va + e, a] * w.Dinv[i, e, d]
-                    Wd[a, d] = acc
+            # with D = L diag(dd) L^T:  G = L^-1 U^T (n x 6, in T6), g = L^-1 u (in F2[0]);
+            # Ia = IA - G^T diag(1/dd) G,  pa = pA + Ia c + G^T diag(1/dd) g
+            G = w.T6
+            g = w.F2
+            for d in range(n):
+                gd = w.u[va + d]
+                for m in range(d):
+                    gd -= w.Dfac[i, d, m] * g[0, m]
+                g[0, d] = gd
+                for a in range(6):
+                    acc = U[va + d, a]
+                    for m in range(d):
+                        acc -= w.Dfac[i, d, m] * G[m, a]
+                    G[d, a] = acc
             for a in range(6):
                 for b in range(a, 6):
                     acc = IA[i, a, b]
                     for d in range(n):
-                        acc -= Wd[a, d] * U[va + d, b]
+                        acc -= G[d, a] * w.Dfac[i, d, d] * G[d, b]
                     Ia[i, a, b] = Ia[i, b, a] = acc
             for a in range(6):
                 acc = w.pA[i, a]
                 for b in range(6):
                     acc += Ia[i, a, b] * w.c[i, b]
                 for d in range(n):
-                    acc += Wd[a, d] * w.u[va + d]
+                    acc += G[d, a] * w.Dfac[i, d, d] * g[0, d]
                 w.pa[i, a] = acc
-        add_inertia_to_parent(w.E, w.r, i, Ia, i, IA, p, w.T6)
+        add_inertia_to_parent(w.E, w.r, i, Ia, i, IA, p)
         add_force_to_parent(w.E, w.r, i, w.pa, i, w.pA, p)
 
     rhs = w.F2
@@ -171,11 +188,9 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
                 for k in range(6):
                     acc -= U[va + d, k] * w.a[i, k]
                 rhs[0, d] = acc
+            ldl_solve(w.Dfac, i, n, rhs, 0)
             for d in range(n):
-                acc = 0.0
-                for e in range(n):
-                    acc += w.Dinv[i, d, e] * rhs[0, e]
-                qdd[va + d] = acc
+                qdd[va + d] = rhs[0, d]
         for d in range(va, va + n):
             for k in range(6):
                 w.a[i, k] += S[d, k] * qdd[d]

@@ -23,7 +23,7 @@ def crba(tree, q, M, w):
     for i in range(nb - 1, -1, -1):
         p = tree.parent[i]
         if p >= 0:
-            add_inertia_to_parent(w.E, w.r, i, w.IA, i, w.IA, p, w.T6)
+            add_inertia_to_parent(w.E, w.r, i, w.IA, i, w.IA, p)
     for a in range(nv):
         for b in range(nv):
             M[a, b] = 0.0

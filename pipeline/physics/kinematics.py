@@ -39,7 +39,7 @@ class Workspace(NamedTuple):
     Ia: np.ndarray  # (nb, 6, 6) inertia a body hands to its parent (ABA)
     pa: np.ndarray  # (nb, 6) bias force a body hands to its parent (ABA)
     U: np.ndarray  # (nv, 6) IA S
-    Dinv: np.ndarray  # (nb, 6, 6) inverse of S^T IA S (+ armature), per joint
+    Dfac: np.ndarray  # (nb, 6, 6) LDL^T factor of D = S^T IA S + armature (1/D on the diagonal)
     u: np.ndarray  # (nv,) tau - S^T pA
     T6: np.ndarray  # (6, 6) scratch
     W6: np.ndarray  # (6, 6) scratch
@@ -51,7 +51,7 @@ def make_workspace(nb: int, nv: int) -> Workspace:
     return Workspace(
         E=z((nb, 3, 3)), r=z((nb, 3)), S=z((nv, 6)), xpos=z((nb, 3)), xrot=z((nb, 3, 3)),
         v=z((nb, 6)), c=z((nb, 6)), a=z((nb, 6)), f=z((nb, 6)), IA=z((nb, 6, 6)),
-        pA=z((nb, 6)), Ia=z((nb, 6, 6)), pa=z((nb, 6)), U=z((nv, 6)), Dinv=z((nb, 6, 6)),
+        pA=z((nb, 6)), Ia=z((nb, 6, 6)), pa=z((nb, 6)), U=z((nv, 6)), Dfac=z((nb, 6, 6)),
         u=z(nv), T6=z((6, 6)), W6=z((6, 6)), F2=z((2, 6)))
 
 
@@ -199,6 +199,17 @@ def nv_of(jt):
     if jt == FREE:
         return 6
     return 0
+
+
+@numba.njit(cache=True, inline="always")
+def unit_column(jt, d):
+    """The spatial coordinate that DOF d of a ball or free joint moves alone (its S column
+    is a unit vector), or -1 for other joints."""
+    if jt == BALL:
+        return d
+    if jt == FREE:
+        return d + 3 if d < 3 else d - 3
+    return -1
 
 
 @numba.njit(cache=True)

@@ -121,58 +121,50 @@ def add_force_to_parent(E, r, i, f, j, out, k):
 
 
 @numba.njit(cache=True)
-def add_inertia_to_parent(E, r, i, I, j, out, k, tmp):
+def _block(I, j, oi, oj):
+    return (I[j, oi, oj], I[j, oi, oj + 1], I[j, oi, oj + 2],
+            I[j, oi + 1, oj], I[j, oi + 1, oj + 1], I[j, oi + 1, oj + 2],
+            I[j, oi + 2, oj], I[j, oi + 2, oj + 1], I[j, oi + 2, oj + 2])
+
+
+@numba.njit(cache=True)
+def _transpose(a):
+    return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
+
+
+@numba.njit(cache=True)
+def _skew_mul(rx, ry, rz, m):
+    """(r x) M: column b is r x (column b of M)."""
+    return (ry * m[6] - rz * m[3], ry * m[7] - rz * m[4], ry * m[8] - rz * m[5],
+            rz * m[0] - rx * m[6], rz * m[1] - rx * m[7], rz * m[2] - rx * m[8],
+            rx * m[3] - ry * m[0], rx * m[4] - ry * m[1], rx * m[5] - ry * m[2])
+
+
+@numba.njit(cache=True)
+def add_inertia_to_parent(E, r, i, I, j, out, k):
     """out[k] += X_i^T I[j] X_i for a symmetric spatial inertia given in body i's frame.
 
     Each 3x3 block is rotated into parent axes (A' = E^T A E, likewise B', C'), then the
-    reference point moves by r:  C = C',  B = B' + r x C',
-    A = A' + L + L^T + N  with  L = r x B'^T  and  N = -(r x) C' (r x).
-    `tmp` is (6, 6) scratch: P = block E in its lower-left, the rotated blocks above.
+    reference point moves by r:  C = C',  B = B' + K  with  K = r x C',
+    A = A' + L + L^T + N  with  L = r x B'^T  and  N = -(r x) C' (r x) = K (r x)^T.
     """
-    for oi, oj in ((0, 0), (0, 3), (3, 3)):
-        for a in range(3):  # P = block E
-            for b in range(3):
-                tmp[3 + a, b] = (I[j, oi + a, oj] * E[i, 0, b] + I[j, oi + a, oj + 1] * E[i, 1, b]
-                                 + I[j, oi + a, oj + 2] * E[i, 2, b])
-        for a in range(3):  # E^T P
-            for b in range(3):
-                tmp[oi + a, oj + b] = (E[i, 0, a] * tmp[3, b] + E[i, 1, a] * tmp[4, b]
-                                       + E[i, 2, a] * tmp[5, b])
+    e = _block(E, i, 0, 0)
+    et = _transpose(e)
+    A = mul33(et, mul33(_block(I, j, 0, 0), e))
+    B = mul33(et, mul33(_block(I, j, 0, 3), e))
+    C = mul33(et, mul33(_block(I, j, 3, 3), e))
     rx, ry, rz = r[i, 0], r[i, 1], r[i, 2]
-    # K = r x C' column by column (kept transposed in the lower-left), then B = B' + K
-    for b in range(3):
-        c0 = tmp[3, 3 + b]
-        c1 = tmp[4, 3 + b]
-        c2 = tmp[5, 3 + b]
-        tmp[3 + b, 0] = ry * c2 - rz * c1
-        tmp[3 + b, 1] = rz * c0 - rx * c2
-        tmp[3 + b, 2] = rx * c1 - ry * c0
+    K = _skew_mul(rx, ry, rz, C)
+    L = _skew_mul(rx, ry, rz, _transpose(B))
+    N = _transpose(_skew_mul(rx, ry, rz, _transpose(K)))  # row a: r x (row a of K)
     for a in range(3):
         for b in range(3):
-            v = tmp[a, 3 + b] + tmp[3 + b, a]
-            out[k, a, 3 + b] += v
-            out[k, 3 + b, a] += v
-            out[k, 3 + a, 3 + b] += tmp[3 + a, 3 + b]
-    # A: L[a, b] = (r x B'[b, :])[a];  N[a, b] = (r x K[a, :])[b] with K[a, c] = tmp[3 + c, a]
-    for a in range(3):
-        for b in range(a, 3):
-            lab = _cross_component(rx, ry, rz, tmp[b, 3], tmp[b, 4], tmp[b, 5], a)
-            lba = _cross_component(rx, ry, rz, tmp[a, 3], tmp[a, 4], tmp[a, 5], b)
-            nab = _cross_component(rx, ry, rz, tmp[3, a], tmp[4, a], tmp[5, a], b)
-            v = tmp[a, b] + lab + lba + nab
-            out[k, a, b] += v
-            if b != a:
-                out[k, b, a] += v
-
-
-@numba.njit(cache=True, inline="always")
-def _cross_component(rx, ry, rz, x, y, z, a):
-    """Component a of r x (x, y, z)."""
-    if a == 0:
-        return ry * z - rz * y
-    if a == 1:
-        return rz * x - rx * z
-    return rx * y - ry * x
+            ab = 3 * a + b
+            bv = B[ab] + K[ab]
+            out[k, a, 3 + b] += bv
+            out[k, 3 + b, a] += bv
+            out[k, 3 + a, 3 + b] += C[ab]
+            out[k, a, b] += A[ab] + L[ab] + L[3 * b + a] + N[ab]
 
 
 @numba.njit(cache=True)
@@ -228,22 +220,29 @@ def cross_force_inertia(I, i, v, j, out, k):
 
 
 @numba.njit(cache=True)
-def spd_inverse(A, n, out, k, work):
-    """out[k, :n, :n] = inverse of the symmetric positive definite A[:n, :n] (2-D) by
-    Gauss-Jordan elimination without pivoting (stable for SPD). `work` is (6, 6) scratch."""
-    for a in range(n):
-        for b in range(n):
-            out[k, a, b] = 1.0 if a == b else 0.0
-            work[a, b] = A[a, b]
+def ldl_factor(A, n, out, k):
+    """LDL^T factorisation of the symmetric positive definite A[:n, :n] (2-D) into
+    out[k]: the unit lower factor L below the diagonal and 1/D on the diagonal."""
     for c in range(n):
-        p = 1.0 / work[c, c]
-        for b in range(n):
-            work[c, b] *= p
-            out[k, c, b] *= p
-        for a in range(n):
-            if a != c:
-                f = work[a, c]
-                if f != 0.0:
-                    for b in range(n):
-                        work[a, b] -= f * work[c, b]
-                        out[k, a, b] -= f * out[k, c, b]
+        d = A[c, c]
+        for m in range(c):
+            d -= out[k, c, m] * out[k, c, m] / out[k, m, m]
+        out[k, c, c] = 1.0 / d
+        for a in range(c + 1, n):
+            v = A[a, c]
+            for m in range(c):
+                v -= out[k, a, m] * out[k, c, m] / out[k, m, m]
+            out[k, a, c] = v * out[k, c, c]
+
+
+@numba.njit(cache=True)
+def ldl_solve(F, k, n, x, xi):
+    """x[xi, :n] <- D^-1 x[xi, :n] with D given by its factor F[k] (see ldl_factor)."""
+    for a in range(n):
+        for m in range(a):
+            x[xi, a] -= F[k, a, m] * x[xi, m]
+    for a in range(n):
+        x[xi, a] *= F[k, a, a]
+    for a in range(n - 1, -1, -1):
+        for m in range(a + 1, n):
+            x[xi, a] -= F[k, m, a] * x[xi, m]
