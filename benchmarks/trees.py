@@ -11,7 +11,6 @@ the translation of a compiled Model (and its states) into Pinocchio for cross-ch
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

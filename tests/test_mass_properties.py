@@ -191,6 +191,14 @@ def test_user_errors_name_the_body_and_its_line(body, text):
     assert str(err.value).startswith(text)
 
 
+def test_shape_without_volume_is_a_user_error():
+    body = Body(name="disc", parent=None, placement=Pose(), joint=Joint(type="free"),
+                geoms=(Geom(shape="cylinder", size=(0.1, 0.0), mass=1.0, where=where(12)),))
+    with pytest.raises(CorpusError) as err:
+        build_model(Creature(name="c", bodies=(body,)))
+    assert str(err.value).startswith("creature.yaml:12:5: bodies[12]: cylinder of body 'disc' has no volume")
+
+
 def test_zero_axis_is_a_user_error():
     body = Body(name="arm", parent=None, placement=Pose(),
                 joint=Joint(type="revolute", axes=((0, 0, 0),), where=where(9)),

@@ -21,7 +21,7 @@ from pipeline.errors import CorpusError, Problem
 from pipeline.physics.model import (FIXED, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES,
                                     BALL, UNIVERSAL, GeomArrays, JointForceArrays, Model,
                                     TreeArrays)
-from pipeline.spec.types import Creature, Scene
+from pipeline.spec.types import Scene
 
 DEFAULT_GRAVITY = 9.8  # m/s^2 down -z: corpus `setgrav` default, also what "on" means
 
@@ -259,6 +259,10 @@ def body_mass_properties(body):
             continue
         mesh = geo.load_mesh(geom) if geom.shape == "mesh" else None
         vol, c, I_unit = unit_density_properties(geom.shape, geo.size3(geom), mesh)
+        if not vol > 0.0:
+            w = geom.where if geom.where.line is not None else body.where
+            raise CorpusError(_problem(w, f"{geom.shape} of body {body.name!r} has no volume "
+                                          f"(size {tuple(geom.size)})"))
         if geom.mass is not None:
             rho = float(geom.mass) / vol
         elif geom.density is not None:

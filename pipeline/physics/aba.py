@@ -3,9 +3,10 @@
 Passes (McKenna Eqs 35-46 in Featherstone-2008 form):
   1. outward: transforms, motion subspaces, velocities v and velocity products c
      (`kinematics.joint_pass`); rigid inertias and bias forces pA = v x* I v - f_ext;
-  2. inward: U = IA S, D = S^T U + armature, u = tau - S^T pA; each body hands its
-     articulated inertia Ia = IA - U D^-1 U^T and bias pa = pA + Ia c + U D^-1 u to its
-     parent (children's contributions are summed at branches);
+  2. inward: U = IA S, D = S^T U + armature (factored LDL^T, never inverted), u = tau -
+     S^T pA; each body hands its articulated inertia Ia = IA - U D^-1 U^T and bias
+     pa = pA + Ia c + U D^-1 u to its parent (children's contributions are summed at
+     branches);
   3. outward: a' = X a_parent + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd, starting from
      the world's fictitious acceleration -g (gravity acts on every body at its COM).
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from pipeline.physics.model import BALL, FIXED, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
+from pipeline.physics.model import BALL, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
 from pipeline.physics.spatial import (IDENTITY3, axis_angle_matrix, motion_to_child, mul33,
                                       quat_matrix)
 
