@@ -242,9 +242,24 @@ def _creature(doc: MDict, path: str, mark: Mark, problems: list[Problem]) -> Cre
             built[body.name] = body
     if len(built) != len(bodies):
         return None
+    _check_root_motion(doc, si, mode, path, problems)
     prescribed = si.get("root", {}).get("prescribed") if mode == "prescribed" else None
     return Creature(si["creature"], tuple(built[bodies[i]["name"]] for i in order), mode, prescribed,
                     _where(mark, path))
+
+
+def _check_root_motion(doc: MDict, si: dict, mode: str, path: str, problems: list[Problem]) -> None:
+    """An initial velocity needs a free root; prescribed motion needs its block and mode."""
+    root = doc.get("root", MDict(mark=doc.mark))
+    if "velocity" in si and mode != "free":
+        problems.append(doc.key_mark("velocity").problem(
+            f"an initial velocity needs a free root, but the root mode is '{mode}'", _join(path, "velocity")))
+    if mode == "prescribed" and "prescribed" not in si.get("root", {}):
+        problems.append(root.value_mark("mode").problem(
+            "root mode 'prescribed' needs a `prescribed: {linear, angular}` block", _join(path, "root.mode")))
+    if mode != "prescribed" and "prescribed" in si.get("root", {}):
+        problems.append(root.key_mark("prescribed").problem(
+            f"`prescribed` motion needs `mode: prescribed` (the mode is '{mode}')", _join(path, "root.prescribed")))
 
 
 def _body(body: MDict, si: dict, creature_si: dict, creature_doc: MDict, mode: str, path: str,
@@ -275,12 +290,16 @@ def _body(body: MDict, si: dict, creature_si: dict, creature_doc: MDict, mode: s
         R, t = np.eye(3), np.zeros(3)
     placement = pose(R, t)
     joint = _joint(joint_doc, joint_si, jtype, R, path + ".joint", problems, creature_si.get("scale_by", "none"))
-    if jtype == "free" and joint is not None:
+    if jtype == "free" and is_root and joint is not None:
         placement, joint = _free_root_state(body, joint, R, t, creature_si, creature_doc, joint_si, path, problems)
     geoms = _geoms(body, si, creature_si, path, problems)
     inertial = None
     if "inertial" in si:
         inertial = _inertial(body["inertial"], si["inertial"], f"{path}.inertial", problems)
+    if jtype != "fixed" and inertial is None and not any(g.inertial for g in geoms) and len(problems) == n0:
+        problems.append(body.value_mark("name").problem(
+            f"body '{si['name']}' moves on a {jtype} joint but has no mass: give it a `shape`, "
+            "a `mass` or an `inertial`", f"{path}.name"))
     if len(problems) > n0:
         return None
     return Body(si["name"], None if is_root else si["parent"], placement, joint, tuple(geoms), inertial,
