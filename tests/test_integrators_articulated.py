@@ -74,6 +74,30 @@ def test_a9_prescribed_root_follows_its_acceleration():
     assert abs(sim.data.q[7] - 0.1) > 0.1  # the pole swung back
 
 
+def test_a9_prescribed_root_keeps_its_world_velocities():
+    """root: {mode: prescribed, prescribed: {linear, angular}}: the root translates and spins
+    at constant world velocities whatever its pendulum does."""
+    from pipeline.compile.build import quat_to_matrix
+    from pipeline.spec.types import Creature
+
+    cart = Body(name="cart", parent=None, placement=Pose((0, 0, 1.0), (0.8, 0.6, 0.0, 0.0)),
+                joint=Joint(type="free"),
+                geoms=(Geom(shape="box", size=(0.2, 0.1, 0.1), density=500.0),))
+    c = Creature(name="spinner", bodies=(cart, rod("pole", "cart", (0.1, 0, 0), axis=(0, 1, 0))),
+                 root_mode="prescribed",
+                 prescribed={"linear": [0.3, -0.2, 0.1], "angular": [0.0, 0.0, 2.0]})
+    sim = simulate(c, gravity=G, dt=1 / 240, integrator="rkf45", atol=1e-11, rtol=1e-11,
+                   duration=1.0)
+    R0 = quat_to_matrix((0.8, 0.6, 0.0, 0.0))
+    rec = sim.run(progress=False)
+    t = rec.time[-1]
+    assert np.allclose(rec.body_pos[-1, 0], [0.3 * t, -0.2 * t, 1.0 + 0.1 * t], rtol=0, atol=1e-9)
+    c2, s2 = np.cos(2.0 * t), np.sin(2.0 * t)
+    Rz = np.array([[c2, -s2, 0], [s2, c2, 0], [0, 0, 1.0]])
+    assert np.allclose(quat_to_matrix(rec.body_quat[-1, 0]), Rz @ R0, rtol=0, atol=1e-9)
+    assert np.ptp(rec.q[:, 7]) > 0.1  # the pole swings
+
+
 def floating_tree():
     """Free root with revolute, universal and ball children carrying springs and dampers."""
     box = lambda s: (Geom(shape="box", size=s, density=800.0),)

@@ -20,6 +20,7 @@ from pipeline.physics.aba import aba
 from pipeline.physics.contact.forces import contact_forces
 from pipeline.physics.forces import joint_forces, push_forces
 from pipeline.physics.kinematics import Workspace, joint_pass, make_workspace, qdot
+from pipeline.physics.model import FREE
 
 
 class Statics(NamedTuple):
@@ -44,7 +45,7 @@ class Live(NamedTuple):
     motor_vel: np.ndarray  # (nv,) rest velocity while active
     motor_end: np.ndarray  # (nv,) time the program reaches its target
     pushes: np.ndarray  # (n, PUSH_COLUMNS), see pipeline.physics.forces
-    qdd_prescribed: np.ndarray  # (nv,) accelerations of prescribed joints (root mode prescribed)
+    qdd_prescribed: np.ndarray  # (nv,) prescribed joints' accelerations (free: world axes)
 
 
 class Work(NamedTuple):
@@ -69,6 +70,32 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int) -> Work:
 
 
 @numba.njit(cache=True)
+def prescribed_accelerations(tree, w, qd, given, qdd):
+    """qdd entries of prescribed joints (the ABA reads them); the others are overwritten.
+
+    A prescribed free root is given world-frame accelerations [a of the body origin;
+    angular]; its body-frame rates follow from R^T and the rotation of the body axes:
+    v' = R^T a - w x v, w' = R^T alpha (zero `given` keeps the world velocities constant).
+    Other prescribed joints take `given` as their joint accelerations.
+    """
+    qdd[:] = given
+    for b in range(tree.parent.shape[0]):
+        if not tree.prescribed[b] or tree.jtype[b] != FREE:
+            continue
+        va = tree.vadr[b]
+        R = w.xrot[b]  # compile prescribes roots only: body axes -> world
+        wx, wy, wz = qd[va + 3], qd[va + 4], qd[va + 5]
+        vx, vy, vz = qd[va], qd[va + 1], qd[va + 2]
+        for k in range(3):
+            qdd[va + k] = R[0, k] * given[va] + R[1, k] * given[va + 1] + R[2, k] * given[va + 2]
+            qdd[va + 3 + k] = (R[0, k] * given[va + 3] + R[1, k] * given[va + 4]
+                               + R[2, k] * given[va + 5])
+        qdd[va] -= wy * vz - wz * vy
+        qdd[va + 1] -= wz * vx - wx * vz
+        qdd[va + 2] -= wx * vy - wy * vx
+
+
+@numba.njit(cache=True)
 def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
     """ydot = dy/dt at (t, y); contact state is read from cs_in and written to cs_out.
 
@@ -89,7 +116,7 @@ def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
     push_forces(lv.pushes, ts, w.xpos, w.xrot, fext)
     joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
     qdd = ydot[nq:nq + nv]
-    qdd[:] = lv.qdd_prescribed  # read by the ABA for prescribed joints, overwritten elsewhere
+    prescribed_accelerations(st.tree, w, qd, lv.qdd_prescribed, qdd)
     aba(st.tree, lv.gravity, q, qd, wk.tau, fext, qdd, w)
     qdot(st.tree, q, qd, ydot[:nq])
     for j in range(nv):

@@ -15,7 +15,7 @@ from pipeline.errors import Problem, SimulationError
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import empty_pushes, PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
-from pipeline.physics.model import JOINT_NQ, JOINT_NV, JointForceArrays, Model
+from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, JointForceArrays, Model
 from pipeline.physics.step import (N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
                                    body_poses)
 from pipeline.recording import Recorder, Recording
@@ -139,11 +139,28 @@ class Simulation:
     def reset(self) -> None:
         """Back to the compiled initial state: fresh Data, timeline and controllers."""
         self.data = Data(self.model, self._cstate0, self.h)
+        self._start_prescribed_roots()
         self.rng = np.random.default_rng(self.settings.seed)
         self._timeline = sorted(self.scene.timeline, key=lambda c: c.at)
         self._next_command = 0
         self._boundary_frame = -1
         self._controllers = [self._make_controller(ref) for ref in self.scene.controllers]
+
+    def _start_prescribed_roots(self) -> None:
+        """A `root: {mode: prescribed, prescribed: {linear, angular}}` tree moves at those
+        constant world velocities (of its root frame's origin); the kernel keeps them."""
+        tree = self.model.tree
+        for ci, creature in enumerate(self.scene.creatures):
+            if creature.root_mode != "prescribed" or not creature.prescribed:
+                continue
+            b = int(np.flatnonzero(self.model.body_tree == ci)[0])
+            if tree.jtype[b] != FREE:
+                continue
+            R = self.body_rotation(b)
+            va = int(tree.vadr[b])
+            for k, key in ((0, "linear"), (3, "angular")):
+                world = np.asarray(creature.prescribed.get(key, (0.0, 0.0, 0.0)), float)
+                self.data.qd[va + k:va + k + 3] = R.T @ world
 
     def _make_controller(self, ref):
         kind = ref.kind if ref.kind == "python" else (ref.script or {}).get("kind", ref.kind)
