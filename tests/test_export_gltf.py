@@ -114,3 +114,23 @@ def test_khronos_validator_reports_no_errors_and_no_warnings(glb):
     assert report["issues"]["numErrors"] == 0, report["issues"]["messages"]
     assert report["issues"]["numWarnings"] == 0, report["issues"]["messages"]
     assert report["info"]["animationCount"] == 1
+
+
+def test_per_frame_meshes_carry_the_posed_bodies_and_their_colours(tmp_path):
+    import trimesh
+
+    written = export_run(walker_recording(), walker_model(), Scene(), tmp_path,
+                         {"meshes": "ply", "fps": 10, "quiet": True})
+    assert len(written) == 20 and written[0].name == "frame_00000.ply"
+    rec = walker_recording()
+    for k in (0, 19):
+        mesh = trimesh.load(written[k], process=False)
+        # the torso box (6 x 3 x 2 cm, found by its colour) rides at the recorded torso
+        # position
+        t = k / 10
+        torso = np.array([SPEED * t, 0, 0.04])
+        box = np.all(mesh.visual.vertex_colors[:, :3] == (194, 140, 89), axis=1)  # 0.76 0.55 0.35
+        v = mesh.vertices[box]
+        assert np.allclose(v.min(axis=0), torso - [0.03, 0.015, 0.01], rtol=0, atol=1e-8)  # float32
+        assert np.allclose(v.max(axis=0), torso + [0.03, 0.015, 0.01], rtol=0, atol=1e-8)
+    assert rec.time[-1] == 2.0
