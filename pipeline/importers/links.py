@@ -2,9 +2,10 @@
 links, one joint each, in topological order, plus a log of what could not be carried over.
 
 corpus gives every body exactly one joint, whose axis passes through the body frame origin.
-The importers therefore split a source body with several joints into a chain of massless
-links (one per joint, each named after its joint) and move each link's frame to its joint
-anchor; the source body's geometry and inertia live on the last link of its chain.
+The importers therefore split a source body with several joints into a chain of links (one
+per joint, each named after its joint) and move each link's frame to its joint anchor; the
+source body's geometry and inertia live on the last link of its chain, the inner links carry
+only a negligible mass (INNER_LINK_MASS_FRACTION).
 """
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ from pipeline.errors import CorpusError, Problem
 from pipeline.importers.frames import Frame, number, placement_ops, vector
 
 NAME_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_.+-]*$")
+# corpus, like MuJoCo, refuses a moving body without mass; MuJoCo never meets one for a body
+# with several joints, corpus's chain of one-joint links does. Each inner link of such a
+# chain gets this fraction of its source body's mass and inertia: it moves the joint
+# accelerations by about as much (~1e-12 relative, far below the 1e-8 of the MuJoCo check)
+INNER_LINK_MASS_FRACTION = 1e-12
 # MuJoCo's default limit softness (solreflimit: time constant s, damping ratio)
 DEFAULT_LIMIT_SOLREF = (0.02, 1.0)
 
@@ -194,10 +200,19 @@ def _geom_dict(g: GeomDef) -> dict:
     return d
 
 
-def _inertial_dict(ln: Link) -> dict:
-    i = ln.inertia
-    return {"mass": number(ln.mass), "com": vector(ln.com),
+def _inertial_dict(mass: float, com, i) -> dict:
+    return {"mass": number(mass), "com": vector(com),
             "inertia": vector([i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]])}
+
+
+def _inner_link_inertial(ln: Link, carriers: dict[str, Link]) -> dict | None:
+    """The negligible mass of an inner link of a split chain (see INNER_LINK_MASS_FRACTION),
+    at its joint, shaped like its source body's inertia (the chain shares its orientation)."""
+    body = carriers.get(ln.source)
+    if body is None or body is ln or ln.joint.type == "fixed" or body.mass <= 0.0:
+        return None
+    eps = INNER_LINK_MASS_FRACTION
+    return _inertial_dict(eps * body.mass, np.zeros(3), eps * body.inertia)
 
 
 def fuse_massless_fixed(links: list[Link]) -> tuple[list[Link], list[str]]:
@@ -225,6 +240,7 @@ def creature_document(name: str, links: list[Link]) -> tuple[dict, list[str]]:
     """The corpus creature document (plain dict, SI units) for one tree of links, and the
     names of the massless welded links folded into their parents."""
     axis_inertia = subtree_axis_inertia(links)
+    carriers = {ln.source: ln for ln in links if ln.anchor is not None}
     links, folded = fuse_massless_fixed(links)
     root = links[0]
     bodies = []
@@ -254,9 +270,13 @@ def creature_document(name: str, links: list[Link]) -> tuple[dict, list[str]]:
                 if rest:
                     body["parts"] = [_geom_dict(g) for g in rest]
             # explicit mass properties replace what corpus would compute from the shapes
-            body["inertial"] = _inertial_dict(ln)
-        elif ln.geoms:  # shapes for contact and rendering only
-            body["parts"] = [dict(_geom_dict(g), inertial=False) for g in ln.geoms]
+            body["inertial"] = _inertial_dict(ln.mass, ln.com, ln.inertia)
+        else:
+            if ln.geoms:  # shapes for contact and rendering only
+                body["parts"] = [dict(_geom_dict(g), inertial=False) for g in ln.geoms]
+            inner = _inner_link_inertial(ln, carriers)
+            if inner is not None:
+                body["inertial"] = inner
         bodies.append(body)
     doc: dict = {"creature": name, "root": {"mode": "free" if root.joint.type == "free" else "fixed"}}
     root_ops = placement_ops(root.frame)
