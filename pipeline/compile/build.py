@@ -21,7 +21,7 @@ from pipeline.errors import CorpusError, Problem
 from pipeline.physics.model import (FIXED, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES,
                                     BALL, UNIVERSAL, GeomArrays, JointForceArrays, Model,
                                     TreeArrays)
-from pipeline.spec.types import Scene
+from pipeline.spec.types import Creature, Scene
 
 DEFAULT_GRAVITY = 9.8  # m/s^2 down -z: corpus `setgrav` default, also what "on" means
 
@@ -74,8 +74,11 @@ def compile_model(spec) -> tuple[Model, np.ndarray]:
     non-integrated contact state that belongs in Data."""
     from pipeline.physics.contact.build import build_contact
 
-    scene = spec if isinstance(spec, Scene) else Scene(name=spec.name, creatures=(spec,),
-                                                       environment={})
+    if isinstance(spec, Creature):
+        spec = Scene(name=spec.name, creatures=(spec,), environment={})
+    elif not isinstance(spec, Scene):
+        raise TypeError(f"build_model takes a Scene or a Creature, not {type(spec).__name__}")
+    scene = spec
     model = _articulated_model(scene)
     contact, cstate0 = build_contact(scene, model)
     return dataclasses.replace(model, contact=contact), cstate0
