@@ -10,11 +10,12 @@ import copy
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec.checks import article
 from pipeline.spec.expand import expand_bodies
-from pipeline.spec.includes import PACKAGE_ROOT, Includes, merge
+from pipeline.spec.assets import ASSET_ROOT
+from pipeline.spec.includes import Includes, merge
 from pipeline.spec.loader import MDict, MList
 from pipeline.spec.schema import document_kind, kind_problem, validate
 
-DEFAULT_ENVIRONMENT = PACKAGE_ROOT / "environments" / "flat.yaml"
+DEFAULT_ENVIRONMENT = ASSET_ROOT / "environments" / "flat.yaml"
 # particle creatures and worlds (`particles:` documents) belong to pipeline.particles
 CREATURE_KINDS = ("creature", "particles")
 ENVIRONMENT_KINDS = ("environment", "particles")

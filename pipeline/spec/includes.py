@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pipeline.errors import CorpusError
 from pipeline.importers import IMPORTERS, load_model_file
+from pipeline.spec.assets import ASSET_ROOT
 from pipeline.spec.loader import MDict, MList, Mark, from_plain, read_file
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-BUNDLED_DIRS = (PACKAGE_ROOT / "creatures", PACKAGE_ROOT / "environments")
+BUNDLED_DIRS = (ASSET_ROOT / "creatures", ASSET_ROOT / "environments")
 ROOT_MARKERS = ("pyproject.toml", "corpus.toml")
 
 

@@ -20,9 +20,10 @@ import referencing
 from referencing.jsonschema import DRAFT202012
 
 from pipeline.errors import Problem
+from pipeline.spec.assets import ASSET_ROOT
 from pipeline.spec.loader import MDict, Mark, format_path, mark_at
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+SCHEMA_DIR = ASSET_ROOT / "schemas"
 SCHEMA_BASE = "https://corpus-pipeline.dev/schemas/"
 # When several kind keys appear (a controller names its `creature`, a scene its
 # `environment`), the first in this order wins; schemas of other stages whose document
