@@ -46,17 +46,7 @@ def _vec(x, n, name):
     return a
 
 
-def forward_dynamics(model, q, qd, tau, f_ext=None, qdd_prescribed=None):
-    """Joint accelerations (nv,) by the articulated-body algorithm. For a model with
-    prescribed roots their accelerations come from qdd_prescribed (nv,; zeros if None)."""
-    return prescribed_dynamics(model, q, qd, tau, qdd_prescribed, f_ext)[0]
-
-
-def prescribed_dynamics(model, q, qd, tau, qdd_prescribed=None, f_ext=None):
-    """ABA with the accelerations of prescribed joints given (entries of qdd_prescribed,
-    (nv,)). Returns (qdd, f_con): f_con (nb, 6) is the spatial constraint force on each
-    prescribed body (McKenna Eq 45) in world axes [torque about the body origin; force],
-    zero for other bodies."""
+def _run_aba(model, q, qd, tau, f_ext, qdd_prescribed):
     from pipeline.physics.aba import aba
     from pipeline.physics.kinematics import make_workspace as _make
 
@@ -65,6 +55,21 @@ def prescribed_dynamics(model, q, qd, tau, qdd_prescribed=None, f_ext=None):
            else _vec(qdd_prescribed, model.nv, "qdd_prescribed").copy())
     aba(model.tree, model.gravity, _vec(q, model.nq, "q"), _vec(qd, model.nv, "qd"),
         _vec(tau, model.nv, "tau"), _fext(model, f_ext), qdd, w)
+    return qdd, w
+
+
+def forward_dynamics(model, q, qd, tau, f_ext=None, qdd_prescribed=None):
+    """Joint accelerations (nv,) by the articulated-body algorithm. For a model with
+    prescribed roots their accelerations come from qdd_prescribed (nv,; zeros if None)."""
+    return _run_aba(model, q, qd, tau, f_ext, qdd_prescribed)[0]
+
+
+def prescribed_dynamics(model, q, qd, tau, qdd_prescribed=None, f_ext=None):
+    """ABA with the accelerations of prescribed joints given (entries of qdd_prescribed,
+    (nv,)). Returns (qdd, f_con): f_con (nb, 6) is the spatial constraint force on each
+    prescribed body (McKenna Eq 45) in world axes [torque about the body origin; force],
+    zero for other bodies."""
+    qdd, w = _run_aba(model, q, qd, tau, f_ext, qdd_prescribed)
     mask = model.tree.prescribed.astype(bool)
     f_con = np.zeros((model.nbody, 6))
     R = w.xrot[mask]
