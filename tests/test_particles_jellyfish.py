@@ -155,3 +155,21 @@ def test_j7_seaworld():
     assert np.abs(sim.data.pos[bases] - base0).max() == 0.0  # nailed
     assert (sim.data.pos[tops, 2] > sim.data.pos[bases, 2] + 0.35).all()  # standing up
     assert np.ptp(np.array(top_x), axis=0).min() > 0.005  # swaying in the current
+
+
+def test_j4_hover_holds_depth_in_the_swell():
+    """Hover only (tracking switched off by its threshold): 60 s in SeaWorld's currents."""
+    sim = compile_particles(load_particle_scene(ROOT / "scenes" / "jellyfish.yaml"))
+    c = sim.controls[0]
+    params = list(c.program.initial_values[c.program.param_slice])
+    params[c.program.param_names.index("track_above")] = 2.0
+    sim.set_params("jellyfish", params)
+    b0 = sim.model.body_names.index("jellyfish.b0")
+    deviation = []
+    for _ in range(30000):
+        sim.step(1)
+        deviation.append(sim.data.pos[b0, 2] - c.runtime.variable("hover_depth"))
+    deviation = np.array(deviation)
+    assert c.runtime.variable("hover_depth") == pytest.approx(0.6, abs=0.01)  # saved at the start
+    assert np.abs(deviation).max() < 0.2  # our tolerance: each pulse cycle swings ~0.15 m
+    assert abs(deviation[-10000:].mean()) < 0.05  # no drift over the last 20 s

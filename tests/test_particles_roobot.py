@@ -88,20 +88,21 @@ def run_with_log(seconds):
 
 
 @pytest.fixture(scope="module")
-def ten_seconds():
-    return run_with_log(10.0)
+def sixty_seconds():
+    """scenes/roobot_hop.yaml for its full minute, logged per frame."""
+    return run_with_log(60.0)
 
 
-def test_r2_fsm_cycles_stance_leap_launch_flight(ten_seconds):
-    _, states, _, _, _ = ten_seconds
+def test_r2_fsm_cycles_stance_leap_launch_flight(sixty_seconds):
+    _, states, _, _, _ = sixty_seconds
     changes = states[np.r_[True, states[1:] != states[:-1]]]
     assert changes[0] == STANCE
     assert (np.diff(changes) % 4 == 1).all(), "states must cycle strictly 0 -> 1 -> 2 -> 3 -> 0"
-    assert (changes == FLIGHT).sum() >= 10
+    assert (changes == FLIGHT).sum() >= 60
 
 
-def test_r2_torque_gating(ten_seconds):
-    _, states, hip, ankle, _ = ten_seconds
+def test_r2_torque_gating(sixty_seconds):
+    _, states, hip, ankle, _ = sixty_seconds
     touchdown = np.r_[False, (states[1:] == STANCE) & (states[:-1] == FLIGHT)]
     # Urban's FLIGHT -> STANCE branch leaves the hip level for the touchdown frame only
     assert (hip[(states == STANCE) & ~touchdown] == 0.0).all()
@@ -109,17 +110,8 @@ def test_r2_torque_gating(ten_seconds):
     assert np.abs(hip[states == FLIGHT]).max() > 0 and np.abs(ankle[states == STANCE]).max() > 0
 
 
-def test_hops_forward_for_ten_seconds(ten_seconds):
-    sim, _, _, _, hip_z = ten_seconds
+def test_r7_hops_forward_for_sixty_seconds(sixty_seconds):
+    sim, _, _, _, hip_z = sixty_seconds
+    assert sim.data.time == pytest.approx(60.0)
     assert hip_z.min() > 0.05 + 1e-6  # the hip never touches the floor
-    assert sim.data.pos[0, 0] / sim.data.time >= 0.3
-
-
-@pytest.mark.slow
-def test_r7_roobot_hop_scene_sixty_seconds():
-    sim, states, _, _, hip_z = run_with_log(60.0)
-    assert hip_z.min() > 0.05 + 1e-6
-    speed = sim.data.pos[0, 0] / 60.0
-    assert speed >= 0.3
-    changes = states[np.r_[True, states[1:] != states[:-1]]]
-    assert (np.diff(changes) % 4 == 1).all()
+    assert sim.data.pos[0, 0] / 60.0 >= 0.3  # mean forward speed (ours: ~0.83 m/s)
