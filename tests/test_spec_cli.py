@@ -133,3 +133,13 @@ def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
     monkeypatch.setattr(validate, "validate_paths", interrupted)
     assert main(["validate", "x.yaml"]) == 130
     assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_a_problem_in_a_shared_include_is_reported_once(tmp_path, capsys):
+    (tmp_path / "corpus.toml").write_text("")
+    (tmp_path / "bad.yaml").write_text("creature: bad\nbodies:\n  - name: a\n    shape: {sphere: 0}\n")
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(f"scene: {name}\ncreatures:\n  - use: bad.yaml\n")
+    assert main(["validate", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{tmp_path}/bad.yaml:4:21: bodies[0].shape.sphere: a sphere size must be positive, got 0"]

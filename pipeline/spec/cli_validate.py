@@ -49,13 +49,14 @@ def yaml_files(paths) -> tuple[list[Path], list[Problem]]:
 
 
 def validate_paths(paths, allow_outside: bool = False) -> tuple[int, list[Problem]]:
-    """(number of files checked, every problem found)."""
+    """(number of files checked, every problem found). A problem in a file that several
+    checked files include is reported once."""
     files, problems = yaml_files(paths)
     for file in files:
         try:
             validate_document(file, allow_outside=allow_outside)
         except CorpusError as error:
-            problems.extend(error.problems)
+            problems.extend(p for p in error.problems if p not in problems)
     return len(files), problems
 
 

@@ -124,7 +124,11 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
         if "use" in cdoc:  # a particle creature: checked by its own stage, not a Creature
             _check_particles(cdoc, f"creatures[{i}]", inc, problems)
             continue
-        creature = _creature(cdoc, "" if lone_creature else f"creatures[{i}]", doc["creatures"].item_mark(i), problems)
+        # field paths are relative to the document the location points into: the scene for
+        # inline creatures, the creature file for included ones
+        inline = not lone_creature and cdoc.mark.file == doc.mark.file
+        creature = _creature(cdoc, f"creatures[{i}]" if inline else "", f"creatures[{i}]",
+                             doc["creatures"].item_mark(i), problems)
         if creature is not None:
             creatures.append(creature)
     env_doc = doc["environment"]
@@ -229,8 +233,9 @@ def _simulation(doc, problems) -> SimulationSettings:
 
 # --- creatures --------------------------------------------------------------------------
 
-def _creature(doc: MDict, path: str, mark: Mark, problems: list[Problem]) -> Creature | None:
-    """`mark`: where the scene names this creature (its entry), for scene-level messages."""
+def _creature(doc: MDict, path: str, entry_path: str, mark: Mark, problems: list[Problem]) -> Creature | None:
+    """`path`: field path prefix of the creature document; `entry_path`, `mark`: where the
+    scene names this creature, for scene-level messages."""
     si = to_si(doc, "creature")
     bodies = doc["bodies"]
     order = checks.tree_order(bodies, _join(path, "bodies"), problems)
@@ -245,7 +250,7 @@ def _creature(doc: MDict, path: str, mark: Mark, problems: list[Problem]) -> Cre
     _check_root_motion(doc, si, mode, path, problems)
     prescribed = si.get("root", {}).get("prescribed") if mode == "prescribed" else None
     return Creature(si["creature"], tuple(built[bodies[i]["name"]] for i in order), mode, prescribed,
-                    _where(mark, path))
+                    _where(mark, entry_path))
 
 
 def _check_root_motion(doc: MDict, si: dict, mode: str, path: str, problems: list[Problem]) -> None:
