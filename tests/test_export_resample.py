@@ -103,3 +103,22 @@ def test_unknown_camera_target_is_a_user_error():
     with pytest.raises(CorpusError, match="no body named 'tail'"):
         camera_path({"target": "tail"}, model, rec.time[:2], rec.body_pos[:2], rec.body_quat[:2], 30, 1)
     assert DURATION == 2.0
+
+
+def test_spring_cylinder_transform_spans_its_two_masses():
+    from pipeline.export.deforming import segment_trs
+
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(50, 3))
+    b = a + rng.normal(size=(50, 3))
+    b[0] = a[0] + [0, 0, -2.0]  # straight down: the half-way quaternion degenerates
+    b[1] = a[1] + [0, 0, 0.5]  # straight up: no rotation
+    t, q, s = segment_trs(a, b, 0.1)
+    xyzw = q[:, [3, 0, 1, 2]]
+    rot = quat_to_matrix(xyzw)
+    base = t + np.einsum("nij,nj->ni", rot, s * [0, 0, 0])
+    tip = t + np.einsum("nij,nj->ni", rot, s * [0, 0, 1])
+    rim = t + np.einsum("nij,nj->ni", rot, s * [1, 0, 0])
+    assert np.allclose(base, a, rtol=0, atol=1e-12)
+    assert np.allclose(tip, b, rtol=0, atol=1e-12)
+    assert np.allclose(np.linalg.norm(rim - a, axis=1), 0.1, rtol=0, atol=1e-12)

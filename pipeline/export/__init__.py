@@ -18,7 +18,9 @@ __all__ = ["export_run"]
 def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     """Write what `options` asks for into out_dir; frames and video come last, so when no
     OpenGL context can be made the meshes and plots are already written."""
+    from pipeline.export.deforming import deforming
     from pipeline.export.options import resolve_options
+    from pipeline.export.plots import channels_of
     from pipeline.export.resample import frame_times, resample_poses
 
     opts = resolve_options(options)
@@ -38,6 +40,8 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
         per_body, world = body_parts(model)
         size = extent(per_body, pose_matrices(pos[0], quat[0]))
         terrain = terrain_mesh(model, environment)
+        channels = channels_of(recording)
+        shapes = deforming(model, pos, channels, time, times)
     if opts.glb:
         from pipeline.export.ground import checker_mesh
         from pipeline.export.gltf import build_glb
@@ -45,7 +49,9 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
 
         floor = checker_for(environment, pos, size, opts.ground_tile, margin_sizes=2.0)
         data = build_glb(recording.body_names, per_body, world, times - times[0], pos, quat,
-                         ground=checker_mesh(floor) if floor else terrain, name=scene_name(scene))
+                         ground=checker_mesh(floor) if floor else terrain, name=scene_name(scene),
+                         springs=next((d for d in shapes if d.faces is None), None),
+                         spring_radius=0.01 * size)
         atomic_write_bytes(out_dir / "animation.glb", data)
         written.append(out_dir / "animation.glb")
     if opts.meshes:
@@ -57,16 +63,14 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     if opts.renders:
         from pipeline.export.frames import gait_overlay, render_sequence
         from pipeline.export.opengl import require_context
-        from pipeline.export.plots import channels_of
         from pipeline.export.render import FrameRenderer
 
         require_context()
-        channels = channels_of(recording)
         renderer = FrameRenderer(
             per_body, world, checker_for(environment, pos, size, opts.ground_tile),
             *opts.size, terrain=terrain, shadows=opts.shadows, antialias=opts.antialias,
             show_time=opts.show_time, gait=gait_overlay(channels, opts, time),
-            gait_window=opts.gait_window)
+            gait_window=opts.gait_window, deforming=shapes)
         try:
             written += render_sequence(renderer, model, times, pos, quat, size, opts, out_dir)
         finally:

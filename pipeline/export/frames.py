@@ -51,7 +51,7 @@ def render_sequence(renderer, model, times, pos, quat, size: float,
             written.append(target)
         bar = stack.enter_context(progress_bar(len(times), opts.quiet, "render"))
         for k, t in enumerate(times):
-            image = renderer.render(matrices[k], cam.eye[k], cam.focus[k], cam.up[k], float(t))
+            image = renderer.render(matrices[k], cam.eye[k], cam.focus[k], cam.up[k], float(t), k)
             if opts.frames:
                 written.append(write_png(out_dir / "frames" / FRAME_NAME.format(k), image))
             for writer in writers:

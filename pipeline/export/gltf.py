@@ -68,11 +68,22 @@ def _continuous(quat_xyzw: np.ndarray) -> np.ndarray:
     return q
 
 
+def _unit_cylinder() -> Part:
+    """Radius 1, from z = 0 to z = 1: stretched by node scale between two masses."""
+    import trimesh
+
+    mesh = trimesh.creation.cylinder(radius=1.0, height=1.0, sections=12)
+    mesh.apply_translation([0.0, 0.0, 0.5])
+    return Part(np.asarray(mesh.vertices), np.asarray(mesh.vertex_normals),
+                np.asarray(mesh.faces), (0.0, 0.0, 0.0, 1.0))
+
+
 def build_glb(body_names, parts_per_body: list[list[Part]], world_parts: list[Part],
               times: np.ndarray, pos: np.ndarray, quat_wxyz: np.ndarray,
-              ground=None, name: str = "corpus") -> bytes:
+              ground=None, name: str = "corpus", springs=None, spring_radius: float = 0.0) -> bytes:
     """The .glb bytes. `times` (F,) from 0, `pos` (F,B,3), `quat_wxyz` (F,B,4);
-    `ground` is (vertices, faces, rgb) or None."""
+    `ground` is (vertices, faces, rgb) or None; `springs` a deforming.Deforming of segment
+    end points (F, 2 ns, 3), drawn as cylinders of `spring_radius` animated by node scale."""
     b = _Builder()
     materials: list[dict] = []
     material_of: dict[tuple, int] = {}
@@ -106,6 +117,27 @@ def build_glb(body_names, parts_per_body: list[list[Part]], world_parts: list[Pa
         root["children"].append(len(nodes))
         body_node.append(len(nodes))
         nodes.append(node)
+    tracks = []  # (node, path, values (F, k)) of every animated property
+    for bi in range(len(body_names)):
+        tracks.append((body_node[bi], "translation", pos[:, bi]))
+        tracks.append((body_node[bi], "rotation", _continuous(quat_wxyz[:, bi][:, [1, 2, 3, 0]])))
+    if springs is not None:
+        from pipeline.export.deforming import segment_trs
+
+        ends = springs.vertices.reshape(len(times), -1, 2, 3)
+        t, r, sc = segment_trs(ends[:, :, 0], ends[:, :, 1], spring_radius)
+        cylinder = _unit_cylinder()
+        spring_mesh = len(meshes)
+        meshes.append({"name": "spring", "primitives": primitives(
+            [Part(cylinder.vertices, cylinder.normals, cylinder.faces, springs.rgba)])})
+        for s in range(ends.shape[1]):
+            root["children"].append(len(nodes))
+            tracks += [(len(nodes), "translation", t[:, s]), (len(nodes), "rotation", _continuous(r[:, s])),
+                       (len(nodes), "scale", sc[:, s])]
+            nodes.append({"name": f"spring{s}", "mesh": spring_mesh,
+                          "translation": [float(v) for v in t[0, s]],
+                          "rotation": [float(v) for v in r[0, s]],
+                          "scale": [float(v) for v in sc[0, s]]})
     if world_parts:
         root["children"].append(len(nodes))
         nodes.append({"name": "static", "mesh": len(meshes)})
@@ -129,14 +161,10 @@ def build_glb(body_names, parts_per_body: list[list[Part]], world_parts: list[Pa
     if len(times) > 1:
         t_acc = b.accessor(np.asarray(times, float), "SCALAR", bounds=True)
         samplers, channels = [], []
-        for bi in range(len(body_names)):
-            for path, values in (("translation", pos[:, bi]),
-                                 ("rotation", _continuous(quat_wxyz[:, bi][:, [1, 2, 3, 0]]))):
-                samplers.append({"input": t_acc, "interpolation": "LINEAR",
-                                 "output": b.accessor(values, "VEC4" if path == "rotation"
-                                                      else "VEC3")})
-                channels.append({"sampler": len(samplers) - 1,
-                                 "target": {"node": body_node[bi], "path": path}})
+        for node, path, values in tracks:
+            samplers.append({"input": t_acc, "interpolation": "LINEAR",
+                             "output": b.accessor(values, "VEC4" if path == "rotation" else "VEC3")})
+            channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": path}})
         doc["animations"] = [{"name": "simulation", "samplers": samplers, "channels": channels}]
     while len(b.blob) % 4:
         b.blob.append(0)

@@ -61,7 +61,7 @@ class FrameRenderer:
     def __init__(self, parts_per_body: list[list[Part]], world_parts: list[Part],
                  checker: Checker | None, width: int, height: int, *, terrain=None,
                  shadows: bool = True, antialias: bool = False, show_time: bool = True,
-                 gait=None, gait_window: float = 1.0):
+                 gait=None, gait_window: float = 1.0, deforming=()):
         choose_backend()
         import pyvista as pv
 
@@ -104,6 +104,22 @@ class FrameRenderer:
                                opacity=float(min(c[:, 3])))
             actor.prop.interpolation = "gouraud"
             self.actors.append(actor)
+
+        # springs and domes of particle models: fixed topology, new vertices every frame
+        self.deforming = []
+        for item in deforming:
+            first = item.vertices[0]
+            if item.faces is None:
+                n = len(first) // 2
+                poly = pv.PolyData(first.copy(), lines=np.hstack([np.full((n, 1), 2),
+                                                                  np.arange(2 * n).reshape(n, 2)]).ravel())
+                p.add_mesh(poly, color=item.rgba[:3], render_lines_as_tubes=True,
+                           line_width=max(2.0, width / 320.0), ambient=0.3, diffuse=0.7)
+            else:
+                poly = _poly(first.copy(), item.faces)
+                p.add_mesh(poly, color=item.rgba[:3], opacity=float(item.rgba[3]), ambient=0.3,
+                           diffuse=0.7, specular=0.2)
+            self.deforming.append((poly, item.vertices))
 
         self.shadow = None
         if shadows and checker is not None:
@@ -149,11 +165,16 @@ class FrameRenderer:
         self.shadow.active_texture_coordinates[:] = _tcoords(flat, self.checker)
         self.shadow.Modified()
 
-    def render(self, matrices: np.ndarray, eye, focus, up, time: float | None = None) -> np.ndarray:
-        """One frame (H, W, 3) uint8 for body transforms `matrices` (B, 4, 4)."""
+    def render(self, matrices: np.ndarray, eye, focus, up, time: float | None = None,
+               frame: int = 0) -> np.ndarray:
+        """One frame (H, W, 3) uint8 for body transforms `matrices` (B, 4, 4); `frame`
+        picks the vertices of the deforming drawables."""
         for actor, m in zip(self.actors, matrices):
             if actor is not None:
                 actor.user_matrix = m
+        for poly, vertices in self.deforming:
+            poly.points[:] = vertices[frame]
+            poly.Modified()
         if self.shadow is not None:
             self._project_shadow(matrices)
         cam = self.plotter.camera
