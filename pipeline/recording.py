@@ -62,7 +62,8 @@ class Recording:
             with np.load(path, allow_pickle=False) as z:
                 missing = [k for k in _CORE_KEYS if k not in z.files]
                 if missing:
-                    raise CorpusError(f"{path}: not a corpus trajectory (missing {', '.join(missing)})")
+                    raise CorpusError(f"{path}: not a corpus trajectory "
+                                      f"(missing {', '.join(missing)})")
                 channels = {k[len(CHANNEL_PREFIX):]: z[k] for k in z.files
                             if k.startswith(CHANNEL_PREFIX)}
                 return cls(time=z["time"], body_names=tuple(str(s) for s in z["body_names"]),

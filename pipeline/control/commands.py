@@ -70,8 +70,8 @@ def execute(sim, action: str, args: dict, where=None) -> None:
     """Run one command now; problems point at `where` (the timeline entry) when known."""
     handler = _COMMANDS.get(action)
     if handler is None:
-        raise CorpusError(located(f"unknown command {action!r} (known: {', '.join(command_names())})",
-                                  where))
+        known = ", ".join(command_names())
+        raise CorpusError(located(f"unknown command {action!r} (known: {known})", where))
     try:
         handler(sim, args if isinstance(args, dict) else {"value": args})
     except CorpusError as err:
@@ -104,9 +104,8 @@ def _scalar_dofs(sim, name: str, what: str):
 def _joint(sim, args: dict) -> None:
     name = args["joint"]
     data = sim.data
-    dofs, qpos = sim.joint_dofs(name)
-    b = sim.body_index(name)
-    jt = sim.model.tree.jtype[b]
+    dofs, _ = sim.joint_dofs(name)
+    jt = sim.model.tree.jtype[sim.body_index(name)]
     unknown = set(args) - {"joint", "q", "qd"} - set(F.SETTABLE_FIELDS)
     if unknown:
         raise CorpusError(f"joint: unknown parameter(s) {', '.join(sorted(unknown))}")

@@ -17,8 +17,8 @@ def load_callable(target: str, where=None):
     """Import `package.module:attr[.attr...]` and return the object."""
     module_name, sep, attr = (target or "").partition(":")
     if not sep or not module_name or not attr:
-        raise CorpusError(located(f"python controller {target!r}: expected 'package.module:function'",
-                                  where))
+        raise CorpusError(located(f"python controller {target!r}: expected "
+                                  "'package.module:function'", where))
     try:
         obj = importlib.import_module(module_name)
     except ImportError as exc:

@@ -34,7 +34,6 @@ INTEGRATORS = {
     "rk4": RK4,
     "rkf45": RKF45,
 }
-ADAPTIVE = (RKF45,)
 
 # Fehlberg 4(5): nodes, stage matrix, 5th-order weights and (5th - 4th) error weights
 RKF_C = np.array([0.0, 1 / 4, 3 / 8, 12 / 13, 1.0, 1 / 2])

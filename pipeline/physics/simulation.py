@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from pipeline.errors import Problem, SimulationError
+from pipeline.errors import CorpusError, Problem, SimulationError
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import empty_pushes, PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
@@ -347,8 +347,6 @@ def _at(scene: Scene, message: str, path: str) -> Problem:
 
 
 def _unknown(kind: str, name: str, known) -> Exception:
-    from pipeline.errors import CorpusError
-
     return CorpusError(f"no {kind} named {name!r} (known: {', '.join(known)})")
 
 
@@ -365,5 +363,8 @@ def _force_scale(model: Model, scene: Scene) -> np.ndarray:
     for i, body in enumerate(bodies[:model.nbody]):
         va, n = int(tree.vadr[i]), JOINT_NV[tree.jtype[i]]
         by = body.joint.forces.scale_by
-        scale[va:va + n] = tree.mass[i] if by == "mass" else distal[i] if by == "distal_mass" else 1.0
+        if by == "mass":
+            scale[va:va + n] = tree.mass[i]
+        elif by == "distal_mass":
+            scale[va:va + n] = distal[i]
     return scale

@@ -18,7 +18,7 @@ import math
 import numba
 
 from pipeline.physics.integrators import (
-    MCKENNA_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45, SYMPLECTIC_EULER, euler_step,
+    MCKENNA_EULER_LITERAL, RK4, RKF45, SYMPLECTIC_EULER, euler_step,
     rk4_step, rkf45_attempt, rkf45_first_stage, symplectic_euler_step)
 from pipeline.physics.forces import PUSH_END, PUSH_START
 from pipeline.physics.kinematics import joint_pass, normalize_quaternions
