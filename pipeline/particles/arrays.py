@@ -65,8 +65,3 @@ class Live(NamedTuple):
     tq_torque: np.ndarray  # (nt,)
     cf_mag: np.ndarray  # (nc,)
 
-
-class Counters(NamedTuple):
-    """Work done, for stats: [steps, force evaluations, backtracks, impacts]."""
-
-    values: np.ndarray  # (4,) int64

@@ -11,7 +11,6 @@ positions/velocities; each FSM publishes `fsm_state` (its state index) and `fsm_
 """
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ import numpy as np
 
 from pipeline.control.fsm import FsmProgram, FsmRuntime, compile_fsm
 from pipeline.errors import CorpusError, Problem, SimulationError
-from pipeline.particles.arrays import INTEGRATOR_CODES, Counters, Live, ParticleArrays
+from pipeline.particles.arrays import INTEGRATOR_CODES, Live, ParticleArrays
 from pipeline.particles.build import build_arrays
 from pipeline.particles.integrators import advance
 from pipeline.particles.quantities import upward_sign

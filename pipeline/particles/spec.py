@@ -205,7 +205,7 @@ def _sensor(d: _Doc, i: int, s, index, rot) -> T.Sensor | None:
     kind = next(k for k in _SENSOR_KINDS if k in s)
     targets = s[kind] if isinstance(s[kind], list) else [s[kind]]
     masses = []
-    for j, n in enumerate(targets):
+    for n in targets:
         if n not in index:
             d.problem(f"no mass named '{n}'", "sensors", i, kind)
             return None
@@ -234,7 +234,7 @@ def resolve_particles(node_or_dict, where: Where | None = None, *, name: str | N
     except (ValueError, KeyError) as exc:
         raise CorpusError(Problem(str(exc), *(where.file, where.line, where.col, where.path)
                                   if where else ())) from None
-    vel0 = rot @ np.zeros(3) + (vec(velocity["linear"]) if velocity and "linear" in velocity else 0.0)
+    vel0 = vec(velocity["linear"]) if velocity and "linear" in velocity else np.zeros(3)
     defaults = doc.get("defaults", {})
     masses, index = [], {}
     for i, m in enumerate(doc["masses"]):
