@@ -26,9 +26,9 @@ from pipeline.spec.loader import MDict, Mark, format_path, mark_at
 SCHEMA_DIR = ASSET_ROOT / "schemas"
 SCHEMA_BASE = "https://corpus-pipeline.dev/schemas/"
 # When several kind keys appear (a controller names its `creature`, a scene its
-# `environment`), the first in this order wins; schemas of other stages whose document
-# requires its own stem as a key (`particles:`, `evolution:`) are kinds too.
-KIND_PRIORITY = ("scene", "evolution", "sweep", "particles", "controller", "creature", "environment")
+# `environment`, a sweep its `scene`), the first in this order wins; schemas of other
+# stages whose document requires its own stem as a key (`particles:`) are kinds too.
+KIND_PRIORITY = ("evolution", "sweep", "scene", "particles", "controller", "creature", "environment")
 
 
 @functools.cache
