@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["load", "compile", "CorpusError", "__version__"]
+__all__ = ["load", "load_scene", "compile", "CorpusError", "__version__"]
 
 from pipeline.errors import CorpusError
 
@@ -21,6 +21,13 @@ def load(source, **kwargs):
     from pipeline.spec.resolve import load as _load
 
     return _load(source, **kwargs)
+
+
+def load_scene(source, **kwargs):
+    """Like `load`, but a creature is wrapped into a default scene (flat ground, 1 s)."""
+    from pipeline.spec.resolve import load_scene as _load_scene
+
+    return _load_scene(source, **kwargs)
 
 
 def compile(spec, **kwargs):  # noqa: A001 - the public name the design promises
