@@ -8,7 +8,7 @@ from pipeline.spec.types import (Body, Command, Creature, Geom, Joint, Pose, Sce
                                  SimulationSettings)
 
 FLAT_ENV = {"gravity": 9.8, "ground": {"type": "flat", "z": 0.0},
-            "material": {"friction": 0.7, "restitution": 0.5, "k": 0.0, "b": 0.0,
+            "material": {"friction_model": "coulomb", "friction": 0.7, "restitution": 0.5, "k": 0.0, "b": 0.0,
                          "exp_alpha": 17.5, "exp_beta": 3000.0, "max_depth": 0.01}}
 
 

@@ -68,7 +68,7 @@ def test_b2_resting_depth_from_the_force_law():
 
 
 def test_coulomb_friction_opposes_sliding():
-    arrays, cs = contact_setup(params(), [0.0], box_points(0, [0.01] * 3))
+    arrays, cs = contact_setup(params({"friction_model": "coulomb"}), [0.0], box_points(0, [0.01] * 3))
     v = np.array([[0, 0, 0, 0.1, 0.05, 0]], float)
     fext, _ = evaluate(arrays, cs, [[0, 0, 0.005 - 1e-6]], [np.eye(3)], v)
     fn = fext[0, 5]
@@ -101,7 +101,7 @@ def test_friction_model_2_spring_capped_and_anchor_slides():
 
 
 def test_b6_sticky_anchor_holds_then_breaks_and_reanchors():
-    mat = {"friction": 0.0, "sticky": {"exp_alpha": 0.1, "exp_beta": 1000.0, "max_stretch": 1e-3,
+    mat = {"friction": 0.0, "friction_model": "coulomb", "sticky": {"exp_alpha": 0.1, "exp_beta": 1000.0, "max_stretch": 1e-3,
                                         "restitution": 0.5}}
     arrays, cs = contact_setup(params(mat), [1.0], box_points(0, [0.01] * 3))
     z = 0.005 - 1e-7
@@ -155,7 +155,7 @@ def test_b7_attach_equal_opposite_restitution_and_break():
     v2 = xrot[1] @ (vbody[1, 3:] + np.cross(vbody[1, :3], [-0.01, 0, 0]))
     unloading = -np.dot(v2 - v1, p2 - p1) / d  # stretched spring: unloads while shortening
     if unloading > 0:
-        f *= e if unloading >= 1e-3 else 1 - (1 - e) * unloading / 1e-3
+        f *= e if unloading >= 1e-2 else 1 - (1 - e) * unloading / 1e-2
     assert np.allclose(fext[0, 3:], f * (p2 - p1) / d, rtol=1e-12, atol=0)
     # equal and opposite forces along the line of the points: linear and angular momentum
     assert np.abs(fext[0, 3:] + fext[1, 3:]).max() < 1e-12
@@ -193,3 +193,12 @@ def test_b11_box_corner_in_box_repelled_along_face_normal():
     assert np.allclose(fext[1, 3:], [0, 0, -f], rtol=1e-12, atol=1e-15)
     torque_world = sum(fext[b, :3] + np.cross(xpos[b], fext[b, 3:]) for b in range(2))
     assert np.abs(torque_world).max() < 1e-15
+
+
+def test_friction_model_2_default_stiffness_is_the_normal_stiffness():
+    arrays, cs = contact_setup(params(), [0.0], box_points(0, [0.01] * 3))
+    depth, shift = 1e-6, 1e-9
+    _, out = evaluate(arrays, cs, [[0, 0, 0.005 - depth]], [np.eye(3)], np.zeros((1, 6)))
+    fext, _ = evaluate(arrays, out, [[shift, 0, 0.005 - depth]], [np.eye(3)], np.zeros((1, 6)))
+    k_normal = 17.5 * 3000.0 * math.exp(3000.0 * depth)
+    assert -fext[0, 3] == pytest.approx(4 * k_normal * shift, rel=1e-9)

@@ -47,7 +47,7 @@ def test_b5_contact_on_a_slope_facet_uses_its_normal_and_plane():
     angle = math.radians(30)
     geom, h = build_grid({"type": "grid", "spacing": 0.1,
                           "generate": {"size": [1.0, 1.0], "slope": {"angle": angle}}})
-    arrays, cs = contact_setup(params({"friction": 0.7}), [0.0],
+    arrays, cs = contact_setup(params({"friction": 0.7, "friction_model": "coulomb"}), [0.0],
                                ([0], [np.zeros(3)], [0.0]), grid=(geom, h))
     x, y, depth = 0.123, -0.041, 2e-5
     n = np.array([-math.sin(angle), 0.0, math.cos(angle)])
