@@ -213,3 +213,21 @@ def test_unit_density_volume_of_every_shape_is_positive():
                         ("cylinder", (1, 2, 0)), ("ellipsoid", (1, 2, 3)), ("frustum", (1, 2, 3))]:
         v, _, I = unit_density_properties(shape, np.array(size, float))
         assert v > 0 and np.all(np.linalg.eigvalsh(I) > 0)
+
+
+def test_open_mesh_renders_but_has_no_mass(tmp_path):
+    """An open surface may be a non-inertial part (drawn, no mass); as an inertial shape
+    it is a user error at the part's line."""
+    path = tmp_path / "sheet.obj"
+    trimesh.Trimesh(vertices=[[0, 0, 0], [1, 0, 0], [0, 1, 0]], faces=[[0, 1, 2]]).export(path)
+    sheet = dict(shape="mesh", size=(1.0, 1.0, 1.0), mesh_file=str(path), density=RHO)
+    core = Geom(shape="box", size=(0.1, 0.1, 0.1), density=RHO)
+    body = Body(name="b", parent=None, placement=Pose(), joint=Joint(type="free"),
+                geoms=(core, Geom(**sheet, inertial=False)))
+    model = build_model(Creature(name="c", bodies=(body,)))
+    assert math.isclose(model.total_mass, RHO * 1e-3, rel_tol=1e-12)
+    assert len(model.geom_meshes[1][1]) == 1
+    bad = Body(name="b", parent=None, placement=Pose(), joint=Joint(type="free"),
+               geoms=(core, Geom(**sheet, where=where(14))))
+    with pytest.raises(CorpusError, match=r"creature.yaml:14:5: bodies\[14\]: mesh .* is not a closed surface"):
+        build_model(Creature(name="c", bodies=(bad,)))

@@ -260,7 +260,7 @@ def body_mass_properties(body):
     for geom in body.geoms:
         if not geom.inertial or geom.shape == "plane":
             continue
-        mesh = geo.load_mesh(geom) if geom.shape == "mesh" else None
+        mesh = geo.closed_mesh(geom) if geom.shape == "mesh" else None
         vol, c, I_unit = unit_density_properties(geom.shape, geo.size3(geom), mesh)
         if not vol > 0.0:
             w = geom.where if geom.where.line is not None else body.where

@@ -38,8 +38,8 @@ def _load_mesh_file(path: str):
 
 
 def load_mesh(geom):
-    """The geom's mesh file as a trimesh.Trimesh in the geom frame (scale applied);
-    CorpusError (at the geom) if it cannot be read or is not a closed surface."""
+    """The geom's mesh file as a trimesh.Trimesh in the geom frame, scale applied;
+    CorpusError (at the geom) if it cannot be read."""
     where = geom.where
     try:
         mesh = _load_mesh_file(geom.mesh_file).copy()
@@ -47,9 +47,18 @@ def load_mesh(geom):
         raise CorpusError(Problem(f"cannot read mesh {geom.mesh_file!r}: {exc}",
                                   where.file, where.line, where.col, where.path)) from None
     mesh.apply_scale(size3(geom) if len(geom.size) else 1.0)
+    return mesh
+
+
+def closed_mesh(geom):
+    """`load_mesh`, outward oriented, for mass properties; CorpusError unless the surface
+    is closed (an open surface encloses no volume)."""
+    mesh = load_mesh(geom)
     if not mesh.is_watertight:
+        where = geom.where
         raise CorpusError(Problem(f"mesh {geom.mesh_file!r} is not a closed surface, so it has "
-                                  "no volume; give the part a mass and inertial, or repair it",
+                                  "no volume; give the part a mass and inertial, make it "
+                                  "inertial: false, or repair the mesh",
                                   where.file, where.line, where.col, where.path))
     if mesh.volume < 0:
         mesh.invert()
