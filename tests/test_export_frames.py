@@ -100,3 +100,21 @@ def test_odd_frame_size_is_refused_for_mp4(tmp_path):
     with pytest.raises(CorpusError, match="even width and height"):
         export_run(walker_recording(), walker_model(), Scene(), tmp_path,
                    {**OPTIONS, "size": [161, 96], "frames": False, "video": "mp4"})
+
+
+def test_progress_bar_is_silent_when_stderr_is_not_a_terminal_or_quiet(monkeypatch):
+    import io
+    import sys
+
+    from pipeline.export.frames import progress_bar
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with progress_bar(5, quiet=False, desc="render") as bar:
+        assert bar.disable
+    tty = io.StringIO()
+    tty.isatty = lambda: True
+    monkeypatch.setattr(sys, "stderr", tty)
+    with progress_bar(5, quiet=True, desc="render") as bar:
+        assert bar.disable
+    with progress_bar(5, quiet=False, desc="render") as bar:
+        assert not bar.disable
