@@ -75,10 +75,11 @@ def compile_model(spec) -> tuple[Model, np.ndarray]:
     from pipeline.physics.contact.build import build_contact
 
     if isinstance(spec, Creature):
-        spec = Scene(name=spec.name, creatures=(spec,), environment={})
-    elif not isinstance(spec, Scene):
+        scene = Scene(name=spec.name, creatures=(spec,), environment={})
+    elif isinstance(spec, Scene):
+        scene = spec
+    else:
         raise TypeError(f"build_model takes a Scene or a Creature, not {type(spec).__name__}")
-    scene = spec
     model = _articulated_model(scene)
     contact, cstate0 = build_contact(scene, model)
     return dataclasses.replace(model, contact=contact), cstate0
