@@ -107,3 +107,15 @@ def test_compile_simulation_accepts_a_scene_or_a_creature():
     assert sim.model.nq == 7 and sim.settings.integrator == "rk4"
     lone = compile_simulation(creature(free_body()))
     assert lone.model.body_names == ("box",) and lone.dt == pytest.approx(1 / 240)
+
+
+def test_unknown_integrator_is_a_located_user_error():
+    from pipeline.spec.types import Scene, SimulationSettings
+
+    sc = scene(hinge())
+    bad = Scene(name=sc.name, creatures=sc.creatures, environment=sc.environment,
+                simulation=SimulationSettings(integrator="leapfrog"),
+                where=Where(file="s.yaml", line=1, col=1))
+    with pytest.raises(CorpusError, match="s.yaml:1:1: simulation.integrator: unknown "
+                                          "integrator 'leapfrog'"):
+        compile_simulation(bad)

@@ -109,11 +109,11 @@ class Simulation:
         self.settings = settings or scene.simulation
         s = self.settings
         if s.integrator not in INTEGRATORS:
-            raise SimulationError(_at(scene, f"unknown integrator {s.integrator!r}; expected "
-                                             f"one of {', '.join(INTEGRATORS)}",
-                                      "simulation.integrator"))
+            raise CorpusError(_at(scene, f"unknown integrator {s.integrator!r}; expected "
+                                         f"one of {', '.join(INTEGRATORS)}",
+                                  "simulation.integrator"))
         if not s.dt > 0.0:
-            raise SimulationError(_at(scene, f"dt must be positive, got {s.dt}", "simulation.dt"))
+            raise CorpusError(_at(scene, f"dt must be positive, got {s.dt}", "simulation.dt"))
         self.dt = float(s.dt)
         self.method = INTEGRATORS[s.integrator]
         self.h = float(s.h) if s.h else self.dt
