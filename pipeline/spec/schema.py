@@ -229,7 +229,8 @@ def _explain(error, doc, expected: str | None = None) -> list[Problem]:
         n = error.validator_value
         return [_located(error, doc, f"expected {count} {n} item{'s' if n != 1 else ''}, got {len(error.instance)}")]
     if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
-        op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[v]
+        op = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most",
+              "exclusiveMaximum": "less than"}[v]
         return [_located(error, doc, f"must be {op} {error.validator_value}, got {error.instance!r}")]
     if v == "pattern":
         return [_located(error, doc, f"{describe(error.instance)} has the wrong form")]
