@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.errors import CorpusError
+
 __all__ = ["export_run"]
 
 
@@ -27,6 +29,8 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     out_dir = Path(out_dir)
     written: list[Path] = []
     time = np.asarray(recording.time, float)
+    if len(time) == 0:
+        raise CorpusError("the recording has no samples: nothing to export")
     times = frame_times(time, opts.fps)
     environment = getattr(scene, "environment", {}) or {}
     needs_poses = opts.glb or opts.meshes or opts.renders

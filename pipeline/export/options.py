@@ -54,13 +54,17 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     size = o.get("size", (1280, 720))
     if len(size) != 2 or min(int(size[0]), int(size[1])) < 16:
         raise CorpusError(f"outputs.size: expected [width, height] of at least 16 pixels, got {size}")
+    video = _formats(o.get("video", False), VIDEO_FORMATS, "video")
+    if "mp4" in video and (int(size[0]) % 2 or int(size[1]) % 2):
+        raise CorpusError(f"outputs.size: H.264 in yuv420p needs an even width and height, "
+                          f"got {size[0]}x{size[1]}")
     overlays = o.get("overlays", {}) or {}
     meshes = _formats(o.get("meshes", False), MESH_FORMATS, "meshes")
     plots = o.get("plots", False)
     return ExportOptions(
         fps=float(o.get("fps", 30.0)), size=(int(size[0]), int(size[1])),
         frames=bool(o.get("frames", False)),
-        video=_formats(o.get("video", False), VIDEO_FORMATS, "video"),
+        video=video,
         glb=bool(o.get("glb", False)), meshes=meshes[0] if meshes else None,
         plots=plots if isinstance(plots, bool) else tuple(plots),
         camera=dict(o.get("camera", {}) or {}), shadows=bool(o.get("shadows", True)),

@@ -7,19 +7,15 @@ import os
 import numpy as np
 from PIL import Image
 
-from pipeline.errors import CorpusError
-
 
 class Mp4Writer:
-    """Streams frames into an MP4 at `path` (written under a temporary name by the caller)."""
+    """Streams frames into an MP4 at `path` (written under a temporary name by the caller);
+    width and height must be even (checked with the options)."""
 
     def __init__(self, path: str | os.PathLike, fps: float, width: int, height: int,
                  quality_crf: int = 20):
         import imageio.v2 as imageio
 
-        if width % 2 or height % 2:
-            raise CorpusError(f"outputs.size: H.264 in yuv420p needs an even width and height, "
-                              f"got {width}x{height}")
         self.writer = imageio.get_writer(
             str(path), format="FFMPEG", mode="I", fps=fps, codec="libx264",
             pixelformat="yuv420p", macro_block_size=1,
