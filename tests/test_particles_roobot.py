@@ -115,3 +115,16 @@ def test_r7_hops_forward_for_sixty_seconds(sixty_seconds):
     assert sim.data.time == pytest.approx(60.0)
     assert hip_z.min() > 0.05 + 1e-6  # the hip never touches the floor
     assert sim.data.pos[0, 0] / 60.0 >= 0.3  # mean forward speed (ours: ~0.83 m/s)
+
+
+def test_heading_places_the_plane_of_motion():
+    """Urban's heading variable: the scene's `at` rotation turns the hopping plane."""
+    doc = read_file(ROOT / "creatures" / "roobot.yaml")
+    plain = compile_particles(ParticleScene("a", (resolve_particles(doc),), World(), dt=1 / 500))
+    turned = compile_particles(ParticleScene("b", (resolve_particles(doc, at=[{"rotate": {"z": 90}}]),),
+                                             World(), dt=1 / 500))
+    plain.step(1000)
+    turned.step(1000)
+    assert plain.data.pos[0, 0] > 1.0
+    assert turned.data.pos[0, 1] == pytest.approx(plain.data.pos[0, 0], abs=1e-9)
+    assert abs(turned.data.pos[0, 0]) < 1e-12
