@@ -20,6 +20,7 @@ from __future__ import annotations
 import numba
 
 from pipeline.physics.kinematics import joint_pass, nv_of, unit_column
+from pipeline.physics.model import PRISMATIC
 from pipeline.physics.spatial import (add_force_to_parent, add_inertia_to_parent,
                                       cross_force_inertia, ldl_factor, ldl_solve,
                                       motion_to_child, rigid_inertia)
@@ -102,18 +103,16 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
                     U[d, a] = IA[i, a, k]
                 w.u[d] = tau[d] - w.pA[i, k]
                 continue
-            acc = tau[d]
+            # the other joints move along an axis: S is angular-only or linear-only
+            o = 3 if jt == PRISMATIC else 0
+            s0, s1, s2 = S[d, o], S[d, o + 1], S[d, o + 2]
             for a in range(6):
-                ua = 0.0
-                for b in range(6):
-                    ua += IA[i, a, b] * S[d, b]
-                U[d, a] = ua
-                acc -= S[d, a] * w.pA[i, a]
-            w.u[d] = acc
+                U[d, a] = IA[i, a, o] * s0 + IA[i, a, o + 1] * s1 + IA[i, a, o + 2] * s2
+            w.u[d] = tau[d] - (s0 * w.pA[i, o] + s1 * w.pA[i, o + 1] + s2 * w.pA[i, o + 2])
         if n == 1:
-            dinv = 1.0 / (S[va, 0] * U[va, 0] + S[va, 1] * U[va, 1] + S[va, 2] * U[va, 2]
-                          + S[va, 3] * U[va, 3] + S[va, 4] * U[va, 4] + S[va, 5] * U[va, 5]
-                          + tree.armature[va])
+            o = 3 if jt == PRISMATIC else 0
+            dinv = 1.0 / (S[va, o] * U[va, o] + S[va, o + 1] * U[va, o + 1]
+                          + S[va, o + 2] * U[va, o + 2] + tree.armature[va])
             w.Dfac[i, 0, 0] = dinv
             if p < 0:
                 continue
