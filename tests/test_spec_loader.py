@@ -84,9 +84,12 @@ def test_non_utf8_text_points_at_the_byte(tmp_path):
         f"{latin}:1:14: refused: not UTF-8 text (byte 0xe9); save the file as UTF-8"]
 
 
-def test_deep_nesting_is_refused():
-    (message,) = problems_of(parse_text, "a: " + "[" * 300 + "]" * 300 + "\n", "deep.yaml")
-    assert "nesting deeper than 200 levels" in message
+def test_deep_nesting_is_refused_before_the_composer_recurses():
+    # 100 000 brackets used to overflow libyaml's recursive composer (a segfault)
+    start = time.perf_counter()
+    (message,) = problems_of(parse_text, "a: " + "[" * 100_000 + "]" * 100_000 + "\n", "deep.yaml")
+    assert message == "deep.yaml:1:203: refused: nesting deeper than 200 levels"
+    assert time.perf_counter() - start < 1.0
 
 
 def test_tags_that_build_objects_are_refused():

@@ -269,9 +269,24 @@ def _decode(data: bytes, file: str | None) -> str:
             f"refused: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8")) from None
 
 
+def _check_depth(text: str, file: str | None) -> None:
+    """Refuse deep nesting from the event stream, before the (recursive) composer sees it:
+    libyaml's composer would overflow the C stack on a few hundred thousand brackets."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise CorpusError(Mark(file, event.start_mark.line + 1, event.start_mark.column + 1).problem(
+                    f"refused: nesting deeper than {MAX_DEPTH} levels"))
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def parse_text(text: str, file: str | None = None):
     """Parse YAML text into MDict/MList/scalars; raises CorpusError with every problem found."""
     try:
+        _check_depth(text, file)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
