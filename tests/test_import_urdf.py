@@ -11,7 +11,6 @@ import trimesh
 import pipeline
 from pipeline.compile.build import build_model
 from pipeline.errors import CorpusError
-from pipeline.importers.frames import quat_to_mat
 from pipeline.importers.urdf import import_urdf
 from pipeline.physics import forward_dynamics
 

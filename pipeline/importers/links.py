@@ -55,7 +55,6 @@ class GeomDef:
     rgba: tuple = (0.5, 0.5, 0.5, 1.0)
     colliding: bool = True
     name: str = ""
-    material: str | None = None
 
 
 @dataclass

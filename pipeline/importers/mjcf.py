@@ -430,9 +430,8 @@ class MjcfImporter:
             frame = Frame((ft[:3] + ft[3:]) / 2.0, quat_to_mat(quat_z_to(d)))
             size[1 if gtype in ("capsule", "cylinder") else 2] = np.linalg.norm(d) / 2.0
         rgba = tuple(float(x) for x in floats(a["rgba"], 4, el, "rgba")) if "rgba" in a else None
-        material = a.get("material")
-        if rgba is None:
-            rgba = self.materials.get(material, (0.5, 0.5, 0.5, 1.0))
+        if rgba is None:  # MuJoCo: an explicit rgba wins over the material's
+            rgba = self.materials.get(a.get("material"), (0.5, 0.5, 0.5, 1.0))
         colliding = not (a.get("contype", "1") == "0" and a.get("conaffinity", "1") == "0"
                          or {"contact", "constraint"} & self.disabled)
         name = safe_name(a["name"]) if "name" in a else ""
@@ -447,7 +446,7 @@ class MjcfImporter:
                 "ellipsoid": lambda: [float(s) for s in size],
                 "box": lambda: [float(2 * s) for s in size],
             }[gtype]()
-            geom = GeomDef(gtype, shape_size, frame, rgba, colliding, name, material)
+            geom = GeomDef(gtype, shape_size, frame, rgba, colliding, name)
             mass_frame = frame
         elif gtype == "mesh":
             mesh = self.meshes.get(a.get("mesh"))
@@ -460,7 +459,7 @@ class MjcfImporter:
             # offsets the geom by the same amount), so the shape is placed by `frame` itself
             geom = GeomDef("mesh", {"file": str(mesh["file"]),
                                     "scale": [float(s) for s in mesh["scale"]]},
-                           frame, rgba, colliding, name, material)
+                           frame, rgba, colliding, name)
             unit_inertia, axes = principal(inertia)
             mass_frame = Frame(frame.apply(centroid), frame.rot @ axes)
         elif gtype == "plane":
