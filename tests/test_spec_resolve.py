@@ -296,3 +296,23 @@ def test_non_finite_numbers_are_refused_where_they_are(op, where, message):
         creature([{"name": "a", "shape": {"sphere": 1}, "at": [op]}])
     (problem,) = info.value.problems
     assert (problem.path, problem.message) == (where, message)
+
+
+def test_environment_include_with_overrides():
+    scene = load({"scene": "s", "environment": {"use": "environments/flat.yaml", "with": {
+        "material": {"friction": 0.2}, "gravity": [0, 0, "-1.62"]}}}, base_dir=ROOT)
+    assert scene.environment["material"]["friction"] == 0.2
+    assert scene.environment["material"]["exp_alpha"] == 17.5  # the rest of flat.yaml stays
+    assert scene.environment["gravity"] == [0.0, 0.0, -1.62]
+
+
+def test_a_creature_may_extend_a_base_creature(tmp_path):
+    (tmp_path / "corpus.toml").write_text("")
+    (tmp_path / "long.yaml").write_text(
+        f"creature: long\nuse: {ROOT}/creatures/pendulum5.yaml\n"
+        "bodies:\n  - {name: link4, shape: {box: [2cm, 2cm, 40cm]}}\n")
+    long = load(tmp_path / "long.yaml")
+    assert long.name == "long" and len(long.bodies) == 6
+    assert long.bodies[-1].geoms[0].size == pytest.approx((0.02, 0.02, 0.4))
+    assert long.bodies[-2].geoms[0].size == pytest.approx((0.02, 0.02, 0.2))
+    assert str(ROOT / "creatures/pendulum5.yaml") in load_scene(tmp_path / "long.yaml").files
