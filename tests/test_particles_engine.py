@@ -6,6 +6,7 @@ import pytest
 
 from pipeline.particles.simulation import compile_particles
 from pipeline.particles.spec import resolve_particles
+from pipeline.particles.stability import is_stable, max_stable_step
 from pipeline.particles.types import ParticleScene
 
 G = 9.8
@@ -270,28 +271,18 @@ def test_e14_two_body_circular_orbit():
 
 def test_e15_dt_max_falls_as_current_strengthens():
     """Seaweed-like chain in a current: the largest stable step shrinks with the current."""
-    def stable(dt, current):
+    def chain(current):
         world = {"gravity": G, "media": [{"name": "water", "density": 1000, "drag": 1.0,
                                           "flow": {"type": "uniform", "velocity": [current, 0, 0]}}]}
         masses = [{"name": f"s{i}", "density": 950, "radius": 0.01, "at": [0, 0, 0.05 * i]} for i in range(6)]
         forces = [{"gravity": "all"}, {"fluid": "water", "masses": "all"}, {"nail": ["s0"]}]
         forces += [{"spring": [f"s{i}", f"s{i + 1}"], "k": 5, "kd": 0.01} for i in range(5)]
-        sim = make(masses, forces, "rk4", dt=dt, world=world)
-        try:
-            sim.step(int(round(3.0 / dt)))
-        except Exception:
-            return False
-        return bool(np.abs(sim.data.pos).max() < 10)
+        return lambda dt: make(masses, forces, "rk4", dt=dt, world=world)
 
-    def dt_max(current):
-        lo, hi = 1e-3, 0.2
-        for _ in range(12):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (mid, hi) if stable(mid, current) else (lo, mid)
-        return lo
-
-    slow, fast = dt_max(0.05), dt_max(2.0)
-    assert fast < slow
+    slow = max_stable_step(chain(0.05), 3.0, lo=1e-3, hi=0.2, bound=10)
+    fast = max_stable_step(chain(2.0), 3.0, lo=1e-3, hi=0.2, bound=10)
+    assert fast < 0.8 * slow
+    assert is_stable(chain(2.0)(fast), 3.0, bound=10) and not is_stable(chain(2.0)(slow), 3.0, bound=10)
 
 
 def test_e16_explicit_association():

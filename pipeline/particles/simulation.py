@@ -12,6 +12,7 @@ positions/velocities; each FSM publishes `fsm_state` (its state index) and `fsm_
 from __future__ import annotations
 
 import sys
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +39,8 @@ class ParticleModel:
     the masses (point masses have no joints: jtype fixed, q/qd are the stacked positions and
     velocities instead). `extras` for renderers:
 
-    engine "particles" · springs (ns, 2) int mass index pairs (draw cylinders) ·
+    engine "particles" · fsm_states {creature: state names, indexed by ch_fsm_state} ·
+    springs (ns, 2) int mass index pairs (draw cylinders) ·
     radius (n,) and rgba (n, 4) per mass · surfaces: list of {name, kind: "dome",
     ring: (i, j, k), height, sign, phase_channel, rgba} — draw with
     `pipeline.particles.surfaces.dome_mesh(body_pos[t, ring], phase, height, sign)` where
@@ -229,6 +231,11 @@ def _controls(creatures, offsets, slots, arrays, world: World) -> list[_Control]
     return out
 
 
+def _fresh(controls: list[_Control]) -> list[_Control]:
+    """The compiled controllers with new runtimes (initial state, variables and levels)."""
+    return [dataclasses.replace(c, runtime=FsmRuntime(c.program)) for c in controls]
+
+
 def _sphere_geoms(radius: np.ndarray, rgba: np.ndarray) -> tuple[GeomArrays, tuple]:
     """One sphere geom per mass, centred on it, for the export stage."""
     from pipeline.compile.geometry import SPHERE, render_mesh
@@ -289,6 +296,8 @@ def compile_particles(scene_or_creature) -> ParticleSimulation:
     extras = {"engine": "particles", "springs": arrays.sp_ends.copy(), "radius": arrays.radius.copy(),
               "rgba": np.array([m.rgba for m in masses]).reshape(-1, 4), "surfaces": surfaces,
               "record_every": scene.record_every, "scene": scene.name}
+    controls = _controls(creatures, offsets, slots, arrays, scene.world)
+    extras["fsm_states"] = {c.creature: c.program.state_names for c in controls}
     h = scene.h or scene.dt
     geoms, meshes = _sphere_geoms(arrays.radius, extras["rgba"])
     model = ParticleModel(arrays, tuple(names), tuple(c.name for c in creatures),
@@ -305,4 +314,4 @@ def compile_particles(scene_or_creature) -> ParticleSimulation:
                 for ci, c in enumerate(creatures) for sp in c.spawners]
 
     return ParticleSimulation(model, (pos, vel, live),
-                              lambda: _controls(creatures, offsets, slots, arrays, scene.world), spawn)
+                              lambda: _fresh(controls), spawn)
