@@ -202,3 +202,47 @@ def test_friction_model_2_default_stiffness_is_the_normal_stiffness():
     fext, _ = evaluate(arrays, out, [[shift, 0, 0.005 - depth]], [np.eye(3)], np.zeros((1, 6)))
     k_normal = 17.5 * 3000.0 * math.exp(3000.0 * depth)
     assert -fext[0, 3] == pytest.approx(4 * k_normal * shift, rel=1e-9)
+
+
+def test_sphere_and_capsule_primitives_on_the_plane():
+    from pipeline.physics.contact.points import geom_contact_points
+
+    r = 0.02
+    c, rad = geom_contact_points("sphere", [r], np.zeros(3), np.eye(3), None, None, "shapes")
+    arrays, cs = contact_setup(params({"friction_model": "coulomb"}), [0.0], ([0], list(c), list(rad)))
+    fext, _ = evaluate(arrays, cs, [[0, 0, r - 1e-5]], [np.eye(3)], np.zeros((1, 6)))
+    assert fext[0, 5] == pytest.approx(17.5 * math.expm1(3000 * 1e-5), rel=1e-12)
+    assert np.abs(fext[0, :3]).max() == 0.0  # pushes through the centre: no torque
+    # a capsule (axis along its local z) lying along x: both end spheres touch
+    rot = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
+    c, rad = geom_contact_points("capsule", [r, 0.1], np.zeros(3), rot, None, None, "shapes")
+    assert np.allclose(sorted(c[:, 0]), [-0.05, 0.05]) and np.allclose(rad, r)
+    arrays, cs = contact_setup(params({"friction_model": "coulomb"}), [0.0], ([0, 0], list(c), list(rad)))
+    fext, _ = evaluate(arrays, cs, [[0, 0, r - 2e-5]], [np.eye(3)], np.zeros((1, 6)))
+    assert fext[0, 5] == pytest.approx(2 * 17.5 * math.expm1(3000 * 2e-5), rel=1e-12)
+
+
+def test_box_corners_exact_versus_bounding_box_corners():
+    from pipeline.physics.contact.points import geom_contact_points
+
+    c45 = math.sqrt(0.5)
+    rot = np.array([[c45, -c45, 0], [c45, c45, 0], [0, 0, 1.0]])  # a box geom turned 45 deg
+    lo, hi = -np.array([c45 * 0.02, c45 * 0.02, 0.01]), np.array([c45 * 0.02, c45 * 0.02, 0.01])
+    exact, _ = geom_contact_points("box", [0.02, 0.02, 0.02], np.zeros(3), rot, lo, hi, "shapes")
+    corners, _ = geom_contact_points("box", [0.02, 0.02, 0.02], np.zeros(3), rot, lo, hi, "corners")
+    assert np.allclose(np.sort(np.abs(exact[:, 0])), [0, 0, 0, 0, *[c45 * 0.02] * 4], atol=1e-15)
+    assert np.allclose(np.abs(corners[:, :2]), c45 * 0.02)
+
+
+def test_sphere_point_near_a_box_edge_is_pushed_along_the_line_to_it():
+    p = params(collision={"exp_alpha": 1.0, "exp_beta": 500.0, "restitution": 1.0, "friction": 0.0})
+    boxes = ([1], [np.zeros(3)], [np.eye(3)], [np.array([0.01, 0.01, 0.01])])
+    arrays, cs = contact_setup(p, [0.0, 0.0], ([0], [np.zeros(3)], [0.005]), boxes, pairs=[(0, 1)])
+    cs[S.GROUND_ON] = 0.0
+    # sphere centre off the box's (x, z) edge, 4 mm from it along the diagonal
+    d = 0.004 / math.sqrt(2)
+    xpos = np.array([[0.01 + d, 0.0, 0.01 + d], [0.0, 0.0, 0.0]])
+    fext, _ = evaluate(arrays, cs, xpos, np.array([np.eye(3)] * 2), np.zeros((2, 6)))
+    f = math.expm1(500.0 * 0.001)
+    assert np.allclose(fext[0, 3:], [f * math.sqrt(0.5), 0, f * math.sqrt(0.5)], rtol=1e-12)
+    assert np.allclose(fext[1, 3:], -fext[0, 3:], rtol=0, atol=0)

@@ -178,7 +178,7 @@ def sim_world_velocity(quat, v_body):
 
 
 @pytest.mark.parametrize("gravity, expected", [
-    (1.62, [0, 0, -1.62]), ("off", [0, 0, 0]), ([0.5, 0, -3.0], [0.5, 0, -3.0]), (9.8, [0, 0, -9.8])])
+    (1.62, [0, 0, -1.62]), ("off", [0, 0, 0]), ("on", [0, 0, -9.8]), ([0.5, 0, -3.0], [0.5, 0, -3.0]), (9.8, [0, 0, -9.8])])
 def test_b10_gravity_options(gravity, expected):
     e = {"gravity": gravity, "ground": {"type": "none"}}
     sim = simulation([free_body("cube", "box", CUBE, [0, 0, 1.0])], env=e, duration=0.1,

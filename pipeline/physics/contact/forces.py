@@ -73,12 +73,15 @@ def _world_point(b, r, xpos, xrot):
 
 
 @numba.njit(cache=True)
-def _rot_mul(A, B):
-    C = np.zeros((3, 3))
-    for r in range(3):
-        for c in range(3):
-            C[r, c] = A[r, 0] * B[0, c] + A[r, 1] * B[1, c] + A[r, 2] * B[2, c]
-    return C
+def _mul(R, x, y, z):
+    return (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z, R[1, 0] * x + R[1, 1] * y + R[1, 2] * z,
+            R[2, 0] * x + R[2, 1] * y + R[2, 2] * z)
+
+
+@numba.njit(cache=True)
+def _mul_t(R, x, y, z):
+    return (R[0, 0] * x + R[1, 0] * y + R[2, 0] * z, R[0, 1] * x + R[1, 1] * y + R[2, 1] * z,
+            R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
 
 
 @numba.njit(cache=True)
@@ -182,38 +185,30 @@ def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
     rad = contact.point_radius[i]
     cx, cy, cz = _world_point(ba, contact.point_pos[i], xpos, xrot)
     ox, oy, oz = _world_point(bb, contact.box_pos[k], xpos, xrot)
-    Rb = _rot_mul(xrot[bb], contact.box_rot[k])  # world <- box
-    d0, d1, d2 = cx - ox, cy - oy, cz - oz
-    loc = np.empty(3)
-    for m in range(3):
-        loc[m] = Rb[0, m] * d0 + Rb[1, m] * d1 + Rb[2, m] * d2
-    half = contact.box_half[k]
-    inside = True
-    for m in range(3):
-        if abs(loc[m]) >= half[m]:
-            inside = False
-    nl = np.zeros(3)
-    if inside:  # leave through the nearest face
-        best = 0
-        for m in range(1, 3):
-            if half[m] - abs(loc[m]) < half[best] - abs(loc[best]):
-                best = m
-        depth = half[best] - abs(loc[best]) + rad
-        nl[best] = 1.0 if loc[best] >= 0.0 else -1.0
-    else:
-        dist2 = 0.0
-        for m in range(3):
-            c = min(max(loc[m], -half[m]), half[m])
-            nl[m] = loc[m] - c
-            dist2 += nl[m] * nl[m]
-        dist = math.sqrt(dist2)
+    # the point in box coordinates: box <- body <- world
+    bx, by, bz = _mul_t(xrot[bb], cx - ox, cy - oy, cz - oz)
+    lx, ly, lz = _mul_t(contact.box_rot[k], bx, by, bz)
+    hx, hy, hz = contact.box_half[k, 0], contact.box_half[k, 1], contact.box_half[k, 2]
+    if abs(lx) < hx and abs(ly) < hy and abs(lz) < hz:  # inside: leave through the nearest face
+        gx, gy, gz = hx - abs(lx), hy - abs(ly), hz - abs(lz)
+        mx = my = mz = 0.0
+        if gx <= gy and gx <= gz:
+            depth, mx = gx + rad, math.copysign(1.0, lx)
+        elif gy <= gz:
+            depth, my = gy + rad, math.copysign(1.0, ly)
+        else:
+            depth, mz = gz + rad, math.copysign(1.0, lz)
+    else:  # outside: a sphere point may still reach the box within its radius
+        mx = lx - min(max(lx, -hx), hx)
+        my = ly - min(max(ly, -hy), hy)
+        mz = lz - min(max(lz, -hz), hz)
+        dist = math.sqrt(mx * mx + my * my + mz * mz)
         if dist >= rad or dist == 0.0:
             return
         depth = rad - dist
-        nl /= dist
-    nx = Rb[0, 0] * nl[0] + Rb[0, 1] * nl[1] + Rb[0, 2] * nl[2]
-    ny = Rb[1, 0] * nl[0] + Rb[1, 1] * nl[1] + Rb[1, 2] * nl[2]
-    nz = Rb[2, 0] * nl[0] + Rb[2, 1] * nl[1] + Rb[2, 2] * nl[2]
+        mx, my, mz = mx / dist, my / dist, mz / dist
+    bx, by, bz = _mul(contact.box_rot[k], mx, my, mz)
+    nx, ny, nz = _mul(xrot[bb], bx, by, bz)
     px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
     ux, uy, uz = _point_velocity(ba, px, py, pz, xpos, xrot, vbody)
     wx, wy, wz = _point_velocity(bb, px, py, pz, xpos, xrot, vbody)
@@ -251,15 +246,11 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
         if cs[base + j] != 0.0:
             continue
         b1, b2 = contact.attach_body[j, 0], contact.attach_body[j, 1]
-        p = np.empty((2, 3))
-        for side in range(2):
-            bs = contact.attach_body[j, side]
-            if bs < 0:
-                p[side] = contact.attach_pos[j, side]
-            else:
-                p[side, 0], p[side, 1], p[side, 2] = _world_point(bs, contact.attach_pos[j, side], xpos, xrot)
+        r1, r2 = contact.attach_pos[j, 0], contact.attach_pos[j, 1]
+        ax, ay, az = (r1[0], r1[1], r1[2]) if b1 < 0 else _world_point(b1, r1, xpos, xrot)
+        bx, by, bz = (r2[0], r2[1], r2[2]) if b2 < 0 else _world_point(b2, r2, xpos, xrot)
         k, alpha, beta, e, brk, rest = contact.attach_const[j]
-        dx, dy, dz = p[1, 0] - p[0, 0], p[1, 1] - p[0, 1], p[1, 2] - p[0, 2]
+        dx, dy, dz = bx - ax, by - ay, bz - az
         dist = math.sqrt(dx * dx + dy * dy + dz * dz)
         if brk > 0.0 and dist > brk:
             co[base + j] = 1.0
@@ -268,15 +259,15 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
             continue
         x = dist - rest
         f = k * x + math.copysign(exp_spring(alpha, beta, abs(x)), x)
-        u1 = _point_velocity(b1, p[0, 0], p[0, 1], p[0, 2], xpos, xrot, vbody)
-        u2 = _point_velocity(b2, p[1, 0], p[1, 1], p[1, 2], xpos, xrot, vbody)
+        u1 = _point_velocity(b1, ax, ay, az, xpos, xrot, vbody)
+        u2 = _point_velocity(b2, bx, by, bz, xpos, xrot, vbody)
         rate = (u2[0] - u1[0]) * dx + (u2[1] - u1[1]) * dy + (u2[2] - u1[2]) * dz
         f *= restitution_scale(e, -rate / dist if x > 0.0 else rate / dist, cs[S.REST_V])
         fx, fy, fz = f * dx / dist, f * dy / dist, f * dz / dist
         if b1 >= 0:
-            _apply(fext, b1, xpos, p[0, 0], p[0, 1], p[0, 2], fx, fy, fz)
+            _apply(fext, b1, xpos, ax, ay, az, fx, fy, fz)
         if b2 >= 0:
-            _apply(fext, b2, xpos, p[1, 0], p[1, 1], p[1, 2], -fx, -fy, -fz)
+            _apply(fext, b2, xpos, bx, by, bz, -fx, -fy, -fz)
 
 
 @numba.njit(cache=True)
