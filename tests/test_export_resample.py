@@ -122,3 +122,16 @@ def test_spring_cylinder_transform_spans_its_two_masses():
     assert np.allclose(base, a, rtol=0, atol=1e-12)
     assert np.allclose(tip, b, rtol=0, atol=1e-12)
     assert np.allclose(np.linalg.norm(rim - a, axis=1), 0.1, rtol=0, atol=1e-12)
+
+
+def test_slow_motion_takes_frames_more_often_in_simulated_time():
+    from pipeline.export.options import resolve_options
+
+    opts = resolve_options({"fps": 25, "slow_motion": 4})
+    t = frame_times(np.arange(241) / 240.0, opts.sample_rate)  # 1 s
+    assert len(t) == 25 * 4
+    assert np.allclose(np.diff(t), 1.0 / 100, rtol=0, atol=1e-15)
+    with pytest.raises(CorpusError, match="slow_motion must be positive"):
+        resolve_options({"slow_motion": 0})
+    with pytest.raises(CorpusError, match="even width and height"):
+        resolve_options({"video": True, "size": [641, 360]})

@@ -31,7 +31,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     time = np.asarray(recording.time, float)
     if len(time) == 0:
         raise CorpusError("the recording has no samples: nothing to export")
-    times = frame_times(time, opts.fps)
+    times = frame_times(time, opts.sample_rate)
     environment = getattr(scene, "environment", {}) or {}
     needs_poses = opts.glb or opts.meshes or opts.renders
     if needs_poses:
@@ -73,7 +73,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
         renderer = FrameRenderer(
             per_body, world, checker_for(environment, pos, size, opts.ground_tile),
             *opts.size, terrain=terrain, shadows=opts.shadows, antialias=opts.antialias,
-            show_time=opts.show_time, gait=gait_overlay(channels, opts, time),
+            show_time=opts.show_time, slow_motion=opts.slow_motion, gait=gait_overlay(channels, opts, time),
             gait_window=opts.gait_window, deforming=shapes)
         try:
             written += render_sequence(renderer, model, times, pos, quat, size, opts, out_dir)

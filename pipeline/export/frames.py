@@ -37,7 +37,7 @@ def render_sequence(renderer, model, times, pos, quat, size: float,
     """Render every output frame once; write the PNGs and feed each video writer."""
     from pipeline.export.video import GifWriter, Mp4Writer
 
-    cam = camera_path(opts.camera, model, times, pos, quat, opts.fps, size)
+    cam = camera_path(opts.camera, model, times, pos, quat, opts.sample_rate, size)
     matrices = pose_matrices(pos, quat)
     written: list[Path] = []
     with contextlib.ExitStack() as stack:

@@ -13,6 +13,7 @@ MESH_FORMATS = ("obj", "ply", "stl")
 @dataclass(frozen=True)
 class ExportOptions:
     fps: float = 30.0
+    slow_motion: float = 1.0  # playback this many times slower than real time
     size: tuple[int, int] = (1280, 720)
     frames: bool = False  # PNG sequence
     video: tuple[str, ...] = ()  # formats
@@ -28,6 +29,11 @@ class ExportOptions:
     ground_tile: float | None = None  # checker tile edge, m (None: from the creature size)
     gif_width: int = 480
     quiet: bool = False
+
+    @property
+    def sample_rate(self) -> float:
+        """Output frames per second of simulated time."""
+        return self.fps * self.slow_motion
 
     @property
     def renders(self) -> bool:
@@ -46,6 +52,12 @@ def _formats(value, allowed, what) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+def _positive(value, what) -> float:
+    if not float(value) > 0:
+        raise CorpusError(f"outputs.{what} must be positive, got {value}")
+    return float(value)
+
+
 def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     """ExportOptions from the merged dict `run`/`render` pass (outputs block + CLI flags)."""
     if isinstance(options, ExportOptions):
@@ -62,7 +74,8 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     meshes = _formats(o.get("meshes", False), MESH_FORMATS, "meshes")
     plots = o.get("plots", False)
     return ExportOptions(
-        fps=float(o.get("fps", 30.0)), size=(int(size[0]), int(size[1])),
+        fps=float(o.get("fps", 30.0)), slow_motion=_positive(o.get("slow_motion", 1.0), "slow_motion"),
+        size=(int(size[0]), int(size[1])),
         frames=bool(o.get("frames", False)),
         video=video,
         glb=bool(o.get("glb", False)), meshes=meshes[0] if meshes else None,

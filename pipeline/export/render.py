@@ -61,7 +61,7 @@ class FrameRenderer:
     def __init__(self, parts_per_body: list[list[Part]], world_parts: list[Part],
                  checker: Checker | None, width: int, height: int, *, terrain=None,
                  shadows: bool = True, antialias: bool = False, show_time: bool = True,
-                 gait=None, gait_window: float = 1.0, deforming=()):
+                 gait=None, gait_window: float = 1.0, deforming=(), slow_motion: float = 1.0):
         choose_backend()
         import pyvista as pv
 
@@ -144,6 +144,7 @@ class FrameRenderer:
         if antialias:
             p.enable_anti_aliasing("fxaa")
 
+        self.time_suffix = f"   ({1 / slow_motion:g} x real time)" if slow_motion != 1 else ""
         self.time_actor = p.add_text("", position=(12, 10), font_size=12,
                                      color=(0.15, 0.15, 0.2)) if show_time else None
         self.gait = None
@@ -182,7 +183,7 @@ class FrameRenderer:
         distance = float(np.linalg.norm(np.asarray(eye) - np.asarray(focus)))
         cam.clipping_range = (distance * 0.02, distance * 200.0)
         if self.time_actor is not None and time is not None:
-            self.time_actor.SetInput(f"t = {time:6.3f} s")
+            self.time_actor.SetInput(f"t = {time:.3f} s{self.time_suffix}")
         if self.gait is not None and time is not None:
             self.gait.update(time)
         self.plotter.render()
