@@ -28,9 +28,6 @@ from import_mujoco import (bare_mujoco, model_id, qacc_to_mujoco, random_state, 
 
 MODELS = [p for p in zoo() if p.stem != "lqr"]  # lqr.xml is a template without bodies
 IDS = [model_id(p) for p in MODELS]
-# dog.xml's bone meshes are open surfaces: MuJoCo takes their volume anyway, corpus's
-# compile (pipeline/compile/geometry.py load_mesh) refuses a mesh that is not closed
-OPEN_MESHES = {"suite/dog"}
 # dog.xml's bones are meshes: MuJoCo diagonalises each mesh inertia with an iterative
 # eigensolver whose tolerance leaves ~1e-8 relative noise in its body inertias
 INERTIA_RTOL = {"suite/dog": 1e-7}
@@ -111,11 +108,7 @@ def corpus_model(result):
     return build_model(pipeline.load(scene, allow_outside=True))
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(
-        model_id(p) in OPEN_MESHES, raises=CorpusError, strict=True,
-        reason="compile refuses meshes that are not closed surfaces"))
-    for p in MODELS], ids=IDS)
+@pytest.mark.parametrize("path", MODELS, ids=IDS)
 def test_joint_accelerations_equal_mujoco_qacc(path):
     result = imported(path)
     model = corpus_model(result)
