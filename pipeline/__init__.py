@@ -13,7 +13,10 @@ __version__ = "0.1.0"
 
 __all__ = ["load", "load_scene", "compile", "CorpusError", "__version__"]
 
+from pipeline import _numba_cache
 from pipeline.errors import CorpusError
+
+_numba_cache.configure()
 
 
 def load(source, **kwargs):
