@@ -48,19 +48,72 @@ def registry() -> referencing.Registry:
 
 @functools.cache
 def validator(kind: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(schema_documents()[kind], registry=registry())
+    return jsonschema.Draft202012Validator(inlined(kind))
+
+
+# Keywords whose values are subschemas (one, a list, or a name -> schema mapping).
+_ONE_SCHEMA = {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+               "unevaluatedProperties", "unevaluatedItems"}
+_SCHEMA_LISTS = {"anyOf", "oneOf", "allOf", "prefixItems"}
+_SCHEMA_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs"}
+# Siblings of a $ref that do not constrain anything, so the target can stand in for it.
+_ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "$id", "$schema", "$defs"}
+
+
+_INLINED: dict[int, dict] = {}  # id(original subschema) -> its inlined copy, shared by all schemas
+
+
+@functools.cache
+def inlined(name: str) -> dict:
+    """Schema `name` with every $ref replaced by its (shared) target: a cyclic graph of plain
+    dicts. Validating it skips the URI lookups that otherwise take most of the time."""
+    return _inline({"$ref": schema_documents()[name]["$id"]}, registry().resolver(), _INLINED)
+
+
+def inlined_definition(original: dict) -> dict | None:
+    """The inlined copy of a subschema of the original documents, once inlined."""
+    return _INLINED.get(id(original))
+
+
+def _inline(node, resolver, memo: dict):
+    if not isinstance(node, dict):
+        return node
+    if "$ref" not in node:
+        return _inline_keywords(node, resolver, memo)
+    resolved = resolver.lookup(node["$ref"])
+    key = id(resolved.contents)
+    if key not in memo:
+        memo[key] = {}  # filled in place, so that recursive definitions share this object
+        memo[key].update(_inline(resolved.contents, resolved.resolver, memo))
+    rest = {k: v for k, v in node.items() if k != "$ref" and k not in _ANNOTATIONS}
+    return {"allOf": [memo[key]], **_inline_keywords(rest, resolver, memo)} if rest else memo[key]
+
+
+def _inline_keywords(node: dict, resolver, memo: dict) -> dict:
+    if "$id" in node:
+        resolver = resolver.in_subresource(DRAFT202012.create_resource(node))
+    out = {}
+    for key, value in node.items():
+        if key in ("$id", "$schema"):
+            continue
+        if key in _ONE_SCHEMA:
+            out[key] = _inline(value, resolver, memo)
+        elif key in _SCHEMA_LISTS:
+            out[key] = [_inline(v, resolver, memo) for v in value]
+        elif key in _SCHEMA_MAPS:
+            out[key] = {k: _inline(v, resolver, memo) for k, v in value.items()}
+        else:
+            out[key] = value
+    return out
 
 
 _JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
-def shallow_match(value, schema: dict, resolver) -> bool:
-    """Whether an already valid `value` took this branch of an anyOf/oneOf: its type, required
-    keys, enum, pattern and item counts fit (nested properties are not walked; full
-    validation of every branch would cost as much as validating the document again)."""
-    while "$ref" in schema:
-        resolved = resolver.lookup(schema["$ref"])
-        schema, resolver = resolved.contents, resolved.resolver
+def shallow_match(value, schema: dict) -> bool:
+    """Whether an already valid `value` took this branch of an (inlined) anyOf/oneOf: its
+    type, required keys, enum, pattern and item counts fit (nested properties are not walked;
+    full validation of every branch would cost as much as validating the document again)."""
     types = schema.get("type")
     if types is not None:
         types = [types] if isinstance(types, str) else types
@@ -77,7 +130,7 @@ def shallow_match(value, schema: dict, resolver) -> bool:
     if isinstance(value, list) and not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
         return False
     for key in ("anyOf", "oneOf"):
-        if key in schema and not any(shallow_match(value, b, resolver) for b in schema[key]):
+        if key in schema and not any(shallow_match(value, b) for b in schema[key]):
             return False
     return True
 
@@ -89,18 +142,15 @@ def _is_type(value, name: str) -> bool:
     return isinstance(value, _JSON_TYPES[name]) and not (name != "boolean" and isinstance(value, bool))
 
 
-def schema_resolver(name: str):
-    """A resolver positioned at the schema file `name` ("environment", "outputs", ...)."""
-    return registry().resolver(base_uri=schema_documents()[name]["$id"])
-
-
 def to_si(doc, name: str, pointer: str = ""):
     """A plain copy of a valid document of schema `name` (or of the part of that schema at
     the JSON `pointer`, e.g. "/properties/simulation") with all quantities in SI."""
     from pipeline.spec.units import to_si_document
 
-    resolved = schema_resolver(name).lookup(f"{schema_documents()[name]['$id']}#{pointer}")
-    return to_si_document(doc, resolved.contents, resolved.resolver)
+    node = inlined(name)
+    for segment in filter(None, pointer.split("/")):
+        node = node[segment]
+    return to_si_document(doc, node)
 
 
 @functools.cache

@@ -82,43 +82,44 @@ def negate(value):
     return -value
 
 
-def to_si_document(doc, schema: dict, resolver) -> object:
+def to_si_document(doc, schema: dict) -> object:
     """A plain (unmarked) copy of a schema-valid `doc` with every quantity field in SI.
 
-    `resolver` is a `referencing` resolver for the schema registry; `anyOf` branches are
-    chosen by their outer shape so that, e.g., `gravity: [0, 0, -9.8]` and `gravity: 9.8`
-    both work.
+    `schema` is an inlined schema (pipeline.spec.schema.inlined: no $refs); `anyOf`
+    branches are chosen by their outer shape so that, e.g., `gravity: [0, 0, -9.8]` and
+    `gravity: 9.8` both work. A value that cannot be converted raises a located CorpusError.
     """
-    from pipeline.spec.schema import schema_documents, shallow_match
+    from pipeline.spec.schema import inlined, inlined_definition, schema_documents, shallow_match
 
-    defs = schema_documents()["defs"]["$defs"]
-    dimension_of = {id(defs[name]): name for name in DIMENSIONS if name in defs}
+    inlined("defs")
+    originals = schema_documents()["defs"]["$defs"]
+    dimension_of = {id(inlined_definition(originals[name])): name
+                    for name in DIMENSIONS if name in originals and inlined_definition(originals[name])}
 
-    def walk(value, node, resolver, mark, path):
-        while "$ref" in node:
-            resolved = resolver.lookup(node["$ref"])
-            node, resolver = resolved.contents, resolved.resolver
-            if id(node) in dimension_of:
-                try:
-                    return to_si(value, dimension_of[id(node)])
-                except ValueError as exc:
-                    raise CorpusError(mark.problem(str(exc), path)) from None
+    def walk(value, node, mark, path):
+        if id(node) in dimension_of:
+            try:
+                return to_si(value, dimension_of[id(node)])
+            except ValueError as exc:
+                raise CorpusError(mark.problem(str(exc), path)) from None
         if "properties" not in node and "items" not in node:
+            if node.get("allOf"):  # a $ref with constraints beside it: its target comes first
+                return walk(value, node["allOf"][0], mark, path)
             for key in ("anyOf", "oneOf"):
-                branch = next((b for b in node.get(key, ()) if shallow_match(value, b, resolver)), None)
+                branch = next((b for b in node.get(key, ()) if shallow_match(value, b)), None)
                 if branch is not None:
-                    return walk(value, branch, resolver, mark, path)
+                    return walk(value, branch, mark, path)
         if isinstance(value, dict):
             props = node.get("properties", {})
-            return {k: walk(v, props[k], resolver, child_mark(value, k), _sub(path, k)) if k in props
+            return {k: walk(v, props[k], child_mark(value, k), _sub(path, k)) if k in props
                     else plain(v) for k, v in value.items()}
         if isinstance(value, list):
             items = node.get("items")
-            return [walk(v, items, resolver, child_mark(value, i), f"{path}[{i}]") if isinstance(items, dict)
+            return [walk(v, items, child_mark(value, i), f"{path}[{i}]") if isinstance(items, dict)
                     else plain(v) for i, v in enumerate(value)]
         return value
 
-    return walk(doc, schema, resolver, getattr(doc, "mark", NOWHERE), "")
+    return walk(doc, schema, getattr(doc, "mark", NOWHERE), "")
 
 
 def _sub(path: str, key: str) -> str:
