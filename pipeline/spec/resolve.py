@@ -68,6 +68,10 @@ def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> 
         _obstacles(expand_document(doc, "environment", inc), problems)
         if problems:
             raise CorpusError(problems)
+    elif kind == "particles":  # the particle stage checks names and masses beyond the schema
+        from pipeline.particles.spec import resolve_particles
+
+        resolve_particles(expand_document(doc, kind, inc))
     else:
         expand_document(doc, kind, inc)
     return kind
