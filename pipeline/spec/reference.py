@@ -1,6 +1,6 @@
 """Generate the YAML reference (docs/reference.md) from the JSON Schemas.
 
-    python -m pipeline.spec.reference > docs/reference.md      (or: make docs)
+    python -m pipeline.spec.reference --write docs/reference.md      (or: make docs)
 
 Every property of every schema becomes one table row: its key path, type (with units for
 quantities), default and description. tests/test_spec_reference.py fails when the
@@ -8,8 +8,10 @@ committed file differs from what this prints, so the reference cannot drift.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
+from pipeline.fileio import atomic_write_text
 from pipeline.spec.schema import kinds_present, schema_documents
 from pipeline.spec.units import DIMENSIONS
 
@@ -109,5 +111,17 @@ def generate() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.spec.reference",
+                                     description="Print (or --write) the YAML reference generated from the schemas.")
+    parser.add_argument("--write", metavar="PATH", help="write the reference to PATH atomically")
+    args = parser.parse_args(argv)
+    if args.write:
+        atomic_write_text(args.write, generate())
+    else:
+        sys.stdout.write(generate())
+    return 0
+
+
 if __name__ == "__main__":
-    sys.stdout.write(generate())
+    sys.exit(main())
