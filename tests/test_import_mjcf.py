@@ -114,6 +114,12 @@ def test_joint_accelerations_equal_mujoco_qacc(path):
     model = corpus_model(result)
     links = [ln for tree in result.links for ln in tree]
     m = bare_mujoco(path)
+    # the written YAML compiles to MuJoCo's body masses
+    index = {name: i for i, name in enumerate(model.body_names)}
+    compiled = [model.body_mass[index.get(ln.name, index.get(f"{doc['creature']}/{ln.name}"))]
+                for doc, tree in zip(result.creatures, result.links)
+                for ln in tree if ln.anchor is not None]
+    np.testing.assert_allclose(compiled, m.body_mass[1:], rtol=1e-12, atol=0)
     d = mujoco.MjData(m)
     rng = np.random.default_rng(9)
     for _ in range(4):
