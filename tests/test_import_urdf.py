@@ -7,6 +7,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 import trimesh
+import yaml
 
 import pipeline
 from pipeline.compile.build import build_model
@@ -154,3 +155,15 @@ def test_unsupported_joint_features_are_located(tmp_path):
         import_urdf(path)
     assert [(p.line, p.path) for p in err.value.problems[:-1]] == [(15, "<dynamics friction>"),
                                                                   (15, "<mimic>")]
+
+
+def test_convert_writes_mesh_paths_relative_to_the_yaml(arm, tmp_path):
+    from pipeline.cli import main
+
+    out = tmp_path / "out" / "arm.yaml"
+    assert main(["convert", str(arm), "-o", str(out)]) == 0
+    hand = next(b for b in yaml.safe_load(out.read_text())["bodies"] if b["name"] == "hand")
+    assert hand["shape"]["mesh"]["file"] == "../arm_description/meshes/hand.stl"
+    creature = pipeline.load(out, allow_outside=True)
+    (mesh,) = [g for b in creature.bodies if b.name == "hand" for g in b.geoms]
+    assert mesh.mesh_file == str(arm.parents[1] / "meshes" / "hand.stl")
