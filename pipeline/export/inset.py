@@ -30,9 +30,22 @@ class GaitInset:
         mapper.SetColorLevel(127.5)
         actor = vtk.vtkActor2D()
         actor.SetMapper(mapper)
-        actor.SetPosition(12, height - self.h - 12)
+        left, bottom = 12, height - self.h - 12
+        actor.SetPosition(left, bottom)
         plotter.renderer.AddViewProp(actor)
         self.actor = actor
+        # leg names beside their rows (row 0, the first leg, is the top one)
+        for i, leg in enumerate(legs):
+            label = vtk.vtkTextActor()
+            label.SetInput(str(leg).upper())
+            prop = label.GetTextProperty()
+            prop.SetFontSize(max(10, self.row))
+            prop.SetColor(0.1, 0.1, 0.15)
+            prop.SetBackgroundColor(1.0, 1.0, 1.0)
+            prop.SetBackgroundOpacity(0.6)
+            prop.SetVerticalJustificationToCentered()
+            label.SetPosition(left + self.w + 4, bottom + self.h - 1 - (i + 0.5) * self.row)
+            plotter.renderer.AddViewProp(label)
 
     def update(self, t: float) -> None:
         columns = t - self.window + self.window * (np.arange(self.w - 2) + 1) / (self.w - 2)
