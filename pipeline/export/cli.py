@@ -66,9 +66,22 @@ def render_options(scene_outputs: dict, args) -> dict:
     return {**options, **export_flags(args), "quiet": bool(args.quiet)}
 
 
+def compiled_model(scene):
+    """The model a scene compiles to, without preparing a simulation: articulated scenes
+    through build_model, particle scenes through the particle engine's compile."""
+    from pipeline.particles.types import ParticleScene
+
+    if isinstance(scene, ParticleScene):
+        from pipeline.particles.simulation import compile_particles
+
+        return compile_particles(scene).model
+    from pipeline.compile.build import build_model
+
+    return build_model(scene)
+
+
 def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
     import pipeline
-    from pipeline.compile.build import build_model
     from pipeline.export import export_run
     from pipeline.recording import Recording
 
@@ -82,7 +95,7 @@ def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
     except (OSError, ValueError) as exc:
         raise CorpusError(f"{scene_file}: cannot read the saved scene: {exc}") from None
     scene = pipeline.load(document)
-    model = build_model(scene)
+    model = compiled_model(scene)
     recording = Recording.load(trajectory)
     if tuple(recording.body_names) != tuple(model.body_names):
         raise CorpusError(f"{trajectory}: its bodies ({len(recording.body_names)}) do not match "
