@@ -88,16 +88,39 @@ def _geom_kind_names() -> dict:
     return {code: name for name, code in GEOM_CODES.items()}
 
 
-def _locate(env, error: CorpusError) -> CorpusError:
+def _environment_document(scene):
+    """The environment as written, with line marks, and the file it is written in.
+
+    Scene.environment is plain (marks dropped by unit conversion), so for error locations
+    and relative height files the document is read again: inline in the scene file, or the
+    file it names (`environment: path` or `{use: path, with: ...}`)."""
+    from pipeline.spec.loader import read_file
+
+    file = scene.where.file if scene.where else None
+    if not file:
+        return None, None
+    try:
+        env = read_file(file).get("environment")
+        if isinstance(env, dict) and "use" in env:
+            env = env["use"]
+        if isinstance(env, str):
+            file = str((Path(file).parent / env).resolve())
+            env = read_file(file)
+    except (CorpusError, OSError):
+        return None, None
+    return (env if isinstance(env, dict) else None), file
+
+
+def _locate(marked, error: CorpusError) -> CorpusError:
     """Give problems raised with a field path inside the environment its file:line:col."""
     from pipeline.spec.loader import mark_at
 
     located = []
     for p in error.problems:
-        if p.line is None and p.path:
+        if p.line is None and p.path and marked is not None:
             keys = [int(k) if k.isdigit() else k
                     for k in re.findall(r"[^.\[\]]+", p.path.removeprefix("environment."))]
-            mark = mark_at(env, keys)
+            mark = mark_at(marked, keys)
             p = Problem(p.message, mark.file or p.file, mark.line, mark.col,
                         "environment." + p.path.removeprefix("environment."))
         located.append(p)
@@ -111,17 +134,15 @@ def build_contact(scene, model) -> tuple[ContactArrays, np.ndarray]:
     try:
         return _build(scene, model, env)
     except CorpusError as exc:
-        raise _locate(env, exc) from None
+        raise _locate(_environment_document(scene)[0], exc) from None
 
 
 def _build(scene, model, env):
-    from pipeline.spec.loader import mark_at
-
     file = scene.where.file if scene.where else None
     params = contact_params(env)
     ground = dict(env.get("ground") or {})
     if ground.get("type") == "grid":
-        source = mark_at(env, ["ground", "file"]).file
+        source = _environment_document(scene)[1] if "file" in ground else None
         if source and "base_dir" not in ground:
             ground["base_dir"] = str(Path(source).parent)
         grid = build_grid(ground)

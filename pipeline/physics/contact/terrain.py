@@ -24,7 +24,14 @@ def _pair(value, path: str) -> tuple[float, float]:
 def _read_file(ground: dict, path: str) -> np.ndarray:
     file = Path(ground["file"])
     if not file.is_absolute() and ground.get("base_dir"):
-        file = Path(ground["base_dir"]) / file
+        from pipeline.spec.includes import project_root
+
+        base = Path(ground["base_dir"]).resolve()
+        file = (base / file).resolve()
+        root = project_root(base)
+        if root not in file.parents:  # the include rule: files stay inside the project
+            raise CorpusError(Problem(f"refused: {ground['file']!r} is outside the project ({root})",
+                                      path=path))
     if not file.is_file():
         raise CorpusError(Problem(f"height file not found: {file}", path=path))
     suffix = file.suffix.lower()
