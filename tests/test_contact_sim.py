@@ -237,3 +237,20 @@ def test_unstable_contact_stops_with_a_clear_message():
                      duration=0.1, dt=1 / 240, h=1 / 240)
     with pytest.raises(SimulationError, match=r"unstable at t = .*'cube'"):
         sim.run(progress=False)
+
+
+def test_b8_joint_damper_decay():
+    # digest B8: one rotary body, fixed root, no gravity, only b: qd = qd0 exp(-b t / I)
+    from pipeline.spec.types import Body, Creature, Geom, Joint, JointForces, Pose
+
+    b, qd0, size = 2e-5, 3.0, (0.1, 0.02, 0.02)  # decay rate b / I = 0.58 / s
+    body = Body(name="bar", parent=None, placement=Pose(),
+                joint=Joint(type="revolute", axes=((0.0, 0.0, 1.0),), qd0=(qd0,),
+                            forces=JointForces(damping=b)),
+                geoms=(Geom(shape="box", size=size, density=1000.0),))
+    sim = simulation([Creature(name="bar", bodies=(body,))], env={"gravity": "off", "ground": {"type": "none"}},
+                     duration=0.5, dt=1 / 240, h=1 / 2400)
+    rec = sim.run(progress=False)
+    m = 1000.0 * size[0] * size[1] * size[2]
+    inertia = m * (size[0] ** 2 + size[1] ** 2) / 12
+    assert np.allclose(rec.qd[:, 0], qd0 * np.exp(-b * rec.time / inertia), rtol=1e-8, atol=0)
