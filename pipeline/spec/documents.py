@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from pipeline.errors import CorpusError, Problem
-from pipeline.spec.checks import article
+from pipeline.spec.checks import article, tree_order
 from pipeline.spec.expand import expand_bodies
 from pipeline.spec.assets import ASSET_ROOT
 from pipeline.spec.includes import Includes, merge
@@ -23,7 +23,7 @@ ENVIRONMENT_KINDS = ("environment", "particles")
 
 def _raise_if(problems: list[Problem]) -> None:
     if problems:
-        raise CorpusError(problems)
+        raise CorpusError(sorted(problems, key=lambda p: (p.file or "", p.line or 0, p.col or 0)))
 
 
 def check_kind(doc: MDict, kind: str | None = None) -> str:
@@ -42,7 +42,10 @@ def expand_document(doc: MDict, kind: str, inc: Includes) -> MDict:
     costs nothing; a merge makes a new document, which is validated again."""
     if getattr(doc, "expanded_as", None) == kind:
         return doc
-    _raise_if(validate(doc, kind))
+    problems = validate(doc, kind)
+    if problems and kind == "creature":
+        problems += _tree_preview(doc, problems)
+    _raise_if(problems)
     if "use" in doc:
         base = include(doc["use"], doc.value_mark("use"), "use", kind, inc)
         own = copy.deepcopy(doc)
@@ -57,6 +60,17 @@ def expand_document(doc: MDict, kind: str, inc: Includes) -> MDict:
         raise CorpusError(doc.mark.problem("a creature needs `bodies` (or a `use:` base that has them)"))
     doc.expanded_as = kind
     return doc
+
+
+def _tree_preview(doc: MDict, schema_problems: list[Problem]) -> list[Problem]:
+    """The body-tree problems of a creature whose schema problems all lie outside `bodies`,
+    so that one run reports both (the rest of the semantic checks needs a valid document)."""
+    bodies = doc.get("bodies")
+    if not isinstance(bodies, MList) or any(p.path.startswith("bodies") for p in schema_problems):
+        return []
+    problems: list[Problem] = []
+    tree_order(expand_bodies(copy.deepcopy(bodies), problems), "bodies", problems)
+    return problems
 
 
 def include(value: str, mark, path: str, kinds: str | tuple[str, ...], inc: Includes,
