@@ -11,6 +11,11 @@ from pipeline.errors import Problem
 from pipeline.spec.loader import MDict, Mark
 
 
+def in_file_order(problems) -> list[Problem]:
+    """Problems sorted by file, line and column (as a reader meets them)."""
+    return sorted(problems, key=lambda p: (p.file or "", p.line or 0, p.col or 0))
+
+
 def article(word: str) -> str:
     """"a creature", "an environment"."""
     return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from pipeline.errors import CorpusError, Problem
-from pipeline.spec.checks import article, tree_order
+from pipeline.spec.checks import article, in_file_order, tree_order
 from pipeline.spec.expand import expand_bodies
 from pipeline.spec.assets import ASSET_ROOT
 from pipeline.spec.includes import Includes, merge
@@ -23,7 +23,7 @@ ENVIRONMENT_KINDS = ("environment", "particles")
 
 def _raise_if(problems: list[Problem]) -> None:
     if problems:
-        raise CorpusError(sorted(problems, key=lambda p: (p.file or "", p.line or 0, p.col or 0)))
+        raise CorpusError(in_file_order(problems))
 
 
 def check_kind(doc: MDict, kind: str | None = None) -> str:

@@ -149,7 +149,7 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
     timeline = tuple(_timeline(doc, owners, by_name, problems))
     simulation = _simulation(doc, problems)
     if problems:
-        raise CorpusError(sorted(problems, key=lambda p: (p.file or "", p.line or 0, p.col or 0)))
+        raise CorpusError(checks.in_file_order(problems))
     outputs = to_si(doc["outputs"], "outputs") if "outputs" in doc else {}
     return Scene(
         name=doc["scene"], creatures=tuple(creatures),

@@ -21,6 +21,7 @@ from referencing.jsonschema import DRAFT202012
 
 from pipeline.errors import Problem
 from pipeline.spec.assets import ASSET_ROOT
+from pipeline.spec.checks import in_file_order
 from pipeline.spec.loader import MDict, Mark, format_path, mark_at
 
 SCHEMA_DIR = ASSET_ROOT / "schemas"
@@ -195,7 +196,7 @@ def _unique_sorted(problems: list[Problem]) -> list[Problem]:
         if key not in seen:
             seen.add(key)
             out.append(p)
-    return sorted(out, key=lambda p: (p.file or "", p.line or 0, p.col or 0))
+    return in_file_order(out)
 
 
 def describe(value) -> str:
