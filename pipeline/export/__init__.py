@@ -35,7 +35,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     environment = getattr(scene, "environment", {}) or {}
     needs_poses = opts.glb or opts.meshes or opts.renders
     if needs_poses:
-        from pipeline.export.ground import checker_for, terrain_mesh
+        from pipeline.export.ground import checker_for, terrain_of
         from pipeline.export.meshes import body_parts, extent
         from pipeline.export.poses import pose_matrices
 
@@ -43,7 +43,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
                                    np.asarray(recording.body_quat, float), times)
         per_body, world = body_parts(model)
         size = extent(per_body, pose_matrices(pos[0], quat[0]))
-        terrain = terrain_mesh(model, environment)
+        terrain = terrain_of(model, environment)
         channels = channels_of(recording)
         shapes = deforming(model, pos, channels, time, times)
     if opts.glb:
@@ -53,7 +53,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
 
         floor = checker_for(environment, pos, size, opts.ground_tile, margin_sizes=2.0)
         data = build_glb(recording.body_names, per_body, world, times - times[0], pos, quat,
-                         ground=checker_mesh(floor) if floor else terrain, name=scene_name(scene),
+                         ground=checker_mesh(floor) if floor else (terrain.mesh() if terrain else None), name=scene_name(scene),
                          springs=next((d for d in shapes if d.faces is None), None),
                          spring_radius=0.01 * size)
         atomic_write_bytes(out_dir / "animation.glb", data)

@@ -38,25 +38,58 @@ def ground_height(environment: dict) -> float | None:
     return float(ground.get("z", 0.0))
 
 
-def terrain_mesh(model, environment: dict):
-    """The compiled terrain grid as (vertices, faces, per-vertex RGB) with each grid cell
-    one checker tile, or None on flat ground. Cells split along the diagonal from
-    (i+1, j) to (i, j+1), as the contact kernels do (pipeline/physics/contact/surface.py)."""
+@dataclass(frozen=True)
+class Terrain:
+    """The compiled terrain grid (corpus `addtrigrid`) as the contact kernels see it."""
+
+    h: np.ndarray  # (ny, nx) heights above z
+    x0: float
+    y0: float
+    dx: float
+    dy: float
+    z: float  # ground height the grid heights are added to
+
+    @property
+    def lo(self) -> tuple[float, float]:
+        return (self.x0, self.y0)
+
+    def height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Surface height under each (x, y), from the contact stage's own kernel."""
+        from pipeline.export.heights import grid_heights
+
+        out = np.empty(len(x))
+        grid_heights(self.h, self.x0, self.y0, self.dx, self.dy,
+                     np.ascontiguousarray(x, float), np.ascontiguousarray(y, float), out)
+        return out + self.z
+
+    def mesh(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vertices, faces, per-vertex RGB) with each grid cell one checker tile. Cells
+        split along the diagonal from (i+1, j) to (i, j+1), as the contact kernels do
+        (pipeline/physics/contact/surface.py); every cell has its own six vertices so the
+        tile colours stay sharp."""
+        ny, nx = self.h.shape
+        j, i = np.meshgrid(np.arange(ny - 1), np.arange(nx - 1), indexing="ij")
+        i, j = i.ravel(), j.ravel()
+
+        def corner(di, dj):
+            return np.stack([self.x0 + (i + di) * self.dx, self.y0 + (j + dj) * self.dy,
+                             self.h[j + dj, i + di] + self.z], -1)
+
+        tri = np.stack([corner(0, 0), corner(1, 0), corner(0, 1),
+                        corner(1, 0), corner(1, 1), corner(0, 1)], 1).reshape(-1, 3)
+        faces = np.arange(len(tri)).reshape(-1, 3)
+        rgb = np.repeat(np.asarray((LIGHT_TILE, DARK_TILE))[(i + j) % 2], 6, axis=0)
+        return tri, faces, rgb
+
+
+def terrain_of(model, environment: dict) -> Terrain | None:
+    """The model's terrain grid, or None on flat ground."""
     contact = getattr(model, "contact", None)
     if contact is None or np.asarray(contact.grid_h).shape == (1, 1):
         return None
     x0, y0, dx, dy = (float(v) for v in contact.grid_geom)
-    h = np.asarray(contact.grid_h, float) + float(((environment or {}).get("ground") or {}).get("z", 0.0))
-    ny, nx = h.shape
-    j, i = np.meshgrid(np.arange(ny - 1), np.arange(nx - 1), indexing="ij")
-    i, j = i.ravel(), j.ravel()
-    corner = lambda di, dj: np.stack([x0 + (i + di) * dx, y0 + (j + dj) * dy, h[j + dj, i + di]], -1)
-    # every cell gets its own six vertices so the two tile colours stay sharp
-    tri = np.stack([corner(0, 0), corner(1, 0), corner(0, 1),
-                    corner(1, 0), corner(1, 1), corner(0, 1)], 1).reshape(-1, 3)
-    faces = np.arange(len(tri)).reshape(-1, 3)
-    rgb = np.repeat(np.asarray((LIGHT_TILE, DARK_TILE))[(i + j) % 2], 6, axis=0)
-    return tri, faces, rgb
+    z = float(((environment or {}).get("ground") or {}).get("z", 0.0))
+    return Terrain(np.asarray(contact.grid_h, float), x0, y0, dx, dy, z)
 
 
 def checker_for(environment: dict, body_pos: np.ndarray, size: float,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.export.ground import Checker
+from pipeline.export.ground import DARK_TILE, LIGHT_TILE, Checker
 from pipeline.export.meshes import Part, merged
 from pipeline.export.opengl import choose_backend
 
@@ -50,9 +50,9 @@ def _checker_texture(colors, shade: float = 1.0):
     return tex
 
 
-def _tcoords(points: np.ndarray, checker: Checker) -> np.ndarray:
+def _tcoords(points: np.ndarray, lo, tile) -> np.ndarray:
     """Planar xy texture coordinates: one texture repeat (2 x 2 tiles) per 2 tiles."""
-    return (points[:, :2] - np.asarray(checker.lo)) / (2.0 * checker.tile)
+    return (points[:, :2] - np.asarray(lo)) / (2.0 * np.asarray(tile))
 
 
 class FrameRenderer:
@@ -82,12 +82,18 @@ class FrameRenderer:
                                      (checker.lo[1] + checker.hi[1]) / 2, checker.z),
                              i_size=checker.hi[0] - checker.lo[0],
                              j_size=checker.hi[1] - checker.lo[1], i_resolution=1, j_resolution=1)
-            floor.active_texture_coordinates = _tcoords(floor.points, checker)
+            self.tiles = (checker.lo, (checker.tile, checker.tile), checker.colors)
+            floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles[:2])
             p.add_mesh(floor, texture=_checker_texture(checker.colors), lighting=False)
+        self.terrain = terrain
         if terrain is not None:
-            tv, tf, trgb = terrain
-            mesh = _poly(tv, tf, rgba=trgb).compute_normals(cell_normals=False, split_vertices=False)
-            p.add_mesh(mesh, scalars="rgb", rgb=True, ambient=0.35, diffuse=0.65, specular=0.0)
+            # lit, so the relief reads; one checker tile per grid cell, as in the glTF
+            self.tiles = (terrain.lo, (terrain.dx, terrain.dy), (LIGHT_TILE, DARK_TILE))
+            tv, tf, _ = terrain.mesh()
+            mesh = _poly(tv, tf).compute_normals(cell_normals=True, point_normals=False)
+            mesh.active_texture_coordinates = _tcoords(mesh.points, *self.tiles[:2])
+            p.add_mesh(mesh, texture=_checker_texture(self.tiles[2]), ambient=0.45, diffuse=0.6,
+                       specular=0.0)
         if world_parts:
             v, n, f, c = merged(world_parts)
             p.add_mesh(_poly(v, f, n, c),
@@ -122,7 +128,7 @@ class FrameRenderer:
             self.deforming.append((poly, item.vertices))
 
         self.shadow = None
-        if shadows and checker is not None:
+        if shadows and (checker is not None or terrain is not None):
             owners = [(b, part) for b, parts in enumerate(parts_per_body) for part in parts]
             if owners:
                 v, _, f, _ = merged([part for _, part in owners])
@@ -130,8 +136,8 @@ class FrameRenderer:
                                              [len(part.vertices) for _, part in owners])
                 self.shadow_local = np.hstack([v, np.ones((len(v), 1))])
                 self.shadow = _poly(v, f)
-                self.shadow.active_texture_coordinates = _tcoords(v, checker)
-                sh = p.add_mesh(self.shadow, texture=_checker_texture(checker.colors, SHADOW_SHADE),
+                self.shadow.active_texture_coordinates = _tcoords(v, *self.tiles[:2])
+                sh = p.add_mesh(self.shadow, texture=_checker_texture(self.tiles[2], SHADOW_SHADE),
                                 lighting=False)
                 sh.mapper.SetResolveCoincidentTopologyToPolygonOffset()
 
@@ -157,13 +163,24 @@ class FrameRenderer:
     def _project_shadow(self, matrices: np.ndarray) -> None:
         world = np.einsum("nij,nj->ni", matrices[self.shadow_body, :3, :], self.shadow_local)
         d = KEY_LIGHT / np.linalg.norm(KEY_LIGHT)
-        z0 = self.checker.z
-        # slide each point along the light ray down to the floor; points under it stay put
-        s = np.maximum(world[:, 2] - z0, 0.0) / d[2]
-        flat = world - s[:, None] * d
-        flat[:, 2] = z0 + 1e-4 * self.checker.tile
+        # slide each point along the light ray down to the ground; points under it stay put
+        if self.terrain is None:
+            z0 = self.checker.z
+            s = np.maximum(world[:, 2] - z0, 0.0) / d[2]
+            flat = world - s[:, None] * d
+            flat[:, 2] = z0 + 1e-4 * self.checker.tile
+        else:
+            # where the ray meets the terrain: fixed-point iteration on the travel s; each
+            # step shrinks the error by the slope times the light's tilt (< 1 on relief a
+            # creature can walk), 10 steps bring it to the float noise on gentle terrain
+            s = np.zeros(len(world))
+            for _ in range(10):
+                q = world - s[:, None] * d
+                s = np.maximum(world[:, 2] - self.terrain.height(q[:, 0], q[:, 1]), 0.0) / d[2]
+            flat = world - s[:, None] * d
+            flat[:, 2] = self.terrain.height(flat[:, 0], flat[:, 1]) + 0.02 * min(self.terrain.dx, self.terrain.dy)
         self.shadow.points[:] = flat
-        self.shadow.active_texture_coordinates[:] = _tcoords(flat, self.checker)
+        self.shadow.active_texture_coordinates[:] = _tcoords(flat, *self.tiles[:2])
         self.shadow.Modified()
 
     def render(self, matrices: np.ndarray, eye, focus, up, time: float | None = None,
