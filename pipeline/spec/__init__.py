@@ -1,7 +1,8 @@
 """The spec stage: YAML (or a dict) -> validated, resolved `Scene` / `Creature` (types.py).
 
 loader.py (safe YAML with line marks) -> schema.py (JSON Schema, located messages) ->
-documents.py (includes, overrides, mirror/repeat via expand.py) -> resolve.py (units.py,
-transforms.py, checks.py) -> types.py. `pipeline.load` and `pipeline.load_scene` are the
+documents.py (includes.py, overrides, mirror/repeat in expand.py) -> resolve.py (scenes)
+and bodies.py / joints.py / shapes.py (creatures, with units.py, transforms.py and the
+semantic checks of checks.py) -> types.py. `pipeline.load` and `pipeline.load_scene` are the
 entry points; cli_validate.py and cli_info.py are `corpus validate` and `corpus info`.
 """

@@ -6,7 +6,8 @@ simulation will use.
 """
 from __future__ import annotations
 
-from pipeline.spec.resolve import JOINT_NDOF, load_scene
+from pipeline.spec.joints import JOINT_NDOF
+from pipeline.spec.resolve import load_scene
 
 
 def add_parser(sub) -> None:

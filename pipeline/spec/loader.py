@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.errors import CorpusError, Problem
+from pipeline.spec.types import Where
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 # An alias may repeat a subtree; past this many repeated nodes the file is an alias bomb.
@@ -122,6 +123,16 @@ def mark_at(doc, path) -> Mark:
         except (KeyError, IndexError, TypeError):
             break
     return mark
+
+
+def join_path(path: str, rest: str) -> str:
+    """"creatures[0]" + "bodies" -> "creatures[0].bodies"; "" + "bodies" -> "bodies"."""
+    return f"{path}.{rest}" if path else rest
+
+
+def where_of(mark: Mark, path: str) -> Where:
+    """The `Where` a Spec object keeps: its mark and field path."""
+    return Where(mark.file, mark.line, mark.col, path)
 
 
 def format_path(path) -> str:

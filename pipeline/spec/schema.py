@@ -13,7 +13,6 @@ import difflib
 import functools
 import json
 import re
-from pathlib import Path
 
 import jsonschema
 import referencing
