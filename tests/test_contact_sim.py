@@ -254,3 +254,19 @@ def test_b8_joint_damper_decay():
     m = 1000.0 * size[0] * size[1] * size[2]
     inertia = m * (size[0] ** 2 + size[1] ** 2) / 12
     assert np.allclose(rec.qd[:, 0], qd0 * np.exp(-b * rec.time / inertia), rtol=1e-8, atol=0)
+
+
+def test_contact_state_through_rejected_rkf45_steps():
+    # sticky anchors and friction anchors are committed only on accepted steps: an adaptive
+    # run that rejects many steps lands where a fine fixed-step run does
+    e = env(friction_model="spring", sticky={"exp_alpha": 0.1, "exp_beta": 1000.0,
+                                             "max_stretch": 1e-3, "restitution": 0.5})
+    runs = []
+    for integrator, h in (("rkf45", 1e-3), ("rk4", 1e-5)):
+        cube = free_body("cube", "box", CUBE, [0, 0, 0.006], sticky=True, v=[0.05, 0, 0])
+        sim = simulation([cube], env=e, duration=0.2, h=h, integrator=integrator)
+        runs.append((sim.run(progress=False), sim.stats()))
+    (adaptive, stats), (fixed, _) = runs
+    assert stats["rejected_steps"] > 100
+    assert adaptive.body_pos[-1, 0, 0] == pytest.approx(fixed.body_pos[-1, 0, 0], rel=0.01)
+    assert 0.005 - adaptive.body_pos[-1, 0, 2] == pytest.approx(0.005 - fixed.body_pos[-1, 0, 2], rel=0.02)
