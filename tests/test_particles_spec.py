@@ -83,3 +83,13 @@ def test_several_creatures_get_prefixed_names_and_channels():
     assert "jellyfish.b0" in sim.model.body_names
     assert sim.model.tree_names == ("seaworld", "jellyfish")
     assert "fsm_state" in sim.data.channels and "fsm_energy" in sim.data.channels
+
+
+def test_controller_expressions_are_checked_when_the_document_loads():
+    text = (ROOT / "creatures" / "roobot.yaml").read_text().replace(
+        "leg - stance_leg_rate * (leg", "leg - stance_leg_rat * (leg")
+    with pytest.raises(CorpusError) as err:
+        resolve_particles(parse_text(text, "roobot.yaml"))
+    (problem,) = err.value.problems
+    assert (problem.line, problem.path) == (64, "controller.states.stance.do[0].leg")
+    assert problem.message.endswith("unknown name 'stance_leg_rat' (did you mean 'stance_leg_rate'?)")

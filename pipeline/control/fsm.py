@@ -13,6 +13,7 @@ level clamped to [0, 1]; `reset: [names]` restores initial levels.
 """
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass
@@ -177,7 +178,9 @@ class _Parser:
         if text in CONSTANTS:
             v = CONSTANTS[text]
             return lambda s, v=v: v
-        raise ExpressionError(f"unknown name '{text}' (known: {', '.join(sorted(self.slots))})")
+        close = difflib.get_close_matches(text, list(self.slots) + list(CONSTANTS), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(self.slots))}"
+        raise ExpressionError(f"unknown name '{text}' ({hint})")
 
     def call(self, fname):
         if fname not in FUNCTIONS:

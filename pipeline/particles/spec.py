@@ -6,12 +6,14 @@ exist, under-determined masses) and places the creature in the world.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 
+from pipeline.control.fsm import compile_fsm
 from pipeline.errors import CorpusError, Problem
 from pipeline.particles import types as T
 from pipeline.particles.quantities import placement, si, upward_sign, vec
@@ -274,6 +276,13 @@ def resolve_particles(node_or_dict, where: Where | None = None, *, name: str | N
         level = a.get("level", min(1.0, max(0.0, (f.values[param] - lo) / (hi - lo))))
         actuators.append(T.Actuator(a["name"], f.name, param, lo, hi, float(level),
                                     where=d.where("actuators", i)))
+    if "controller" in doc and not d.problems:
+        try:  # names and expressions are checked when the document loads, not at run time
+            compile_fsm(doc["controller"], [x.name for x in sensors if x], [a.name for a in actuators],
+                        [a.level for a in actuators])
+        except CorpusError as exc:
+            d.problems.extend(dataclasses.replace(p, path=f"controller.{p.path}".rstrip("."))
+                              for p in exc.problems)
     spawners = []
     for i, sp in enumerate(doc.get("spawners", [])):
         pool = sp["masses"]
