@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from pipeline.physics.aba import aba
+from pipeline.physics.aba import aba_after_joint_pass
 from pipeline.physics.contact.forces import contact_forces
 from pipeline.physics.forces import joint_forces, push_forces
 from pipeline.physics.kinematics import Workspace, joint_pass, make_workspace, qdot
@@ -117,7 +117,7 @@ def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
     joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
     qdd = ydot[nq:nq + nv]
     prescribed_accelerations(st.tree, w, qd, lv.qdd_prescribed, qdd)
-    aba(st.tree, lv.gravity, q, qd, wk.tau, fext, qdd, w)
+    aba_after_joint_pass(st.tree, lv.gravity, wk.tau, fext, qdd, w)
     qdot(st.tree, q, qd, ydot[:nq])
     for j in range(nv):
         ydot[nq + nv + j] = lv.motor_vel[j] if lv.motor_active[j] != 0 else 0.0
