@@ -136,10 +136,7 @@ def _joint(sim, args: dict) -> None:
 
 def _motor(sim, args: dict) -> None:
     name = args["joint"]
-    dofs, qpos = _scalar_dofs(sim, name, "motor")
-    if args.get("jointmatchexp"):
-        match_exp(sim.data, dofs, qpos)
-        return
+    dofs, _ = _scalar_dofs(sim, name, "motor")
     target = _per_dof(args["etarget"], dofs.size, "motor.etarget")
     start_motor(sim.data, dofs, target, float(args.get("time", 0.0)), sim.data.time)
 
