@@ -28,7 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/aba.py
 
 docs: $(STAMP)
-	$(BIN)/python -m pipeline.spec.reference > docs/reference.md
+	$(BIN)/python -m pipeline.spec.reference --write docs/reference.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache
