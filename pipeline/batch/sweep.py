@@ -24,17 +24,9 @@ import numpy as np
 from pipeline.batch.jobs import Job, job_name
 from pipeline.batch.paths import set_path
 from pipeline.errors import CorpusError, Problem
+from pipeline.spec.loader import plain
 
 SCENE_SUFFIXES = (".yaml", ".yml")
-
-
-def _plain(value):
-    """Marked YAML containers -> plain dict/list (values of sweep parameters go into JSON)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def expand_parameters(block: dict) -> list[dict]:
@@ -58,7 +50,7 @@ def expand_parameters(block: dict) -> list[dict]:
                 elif kind == "integers":
                     run[path] = int(rng.integers(arg[0], arg[1], endpoint=True))
                 else:  # choice
-                    run[path] = _plain(arg[int(rng.integers(len(arg)))])
+                    run[path] = plain(arg[int(rng.integers(len(arg)))])
             runs.append(run)
         return runs
     raise CorpusError(f"sweep mode {mode!r}: expected grid, list or random")
@@ -100,10 +92,10 @@ def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
     for assignment in expand_parameters(block):
         doc_i = copy.deepcopy(source)
         for p, value in assignment.items():
-            set_path(doc_i, p, _plain(value))
+            set_path(doc_i, p, plain(value))
         scene_i = load_scene(doc_i, allow_outside=allow_outside)
         jobs.append(Job(job_name(base.name, assignment), scene_i.source, base.files,
-                        {p: _plain(v) for p, v in assignment.items()}, str(path)))
+                        {p: plain(v) for p, v in assignment.items()}, str(path)))
     return jobs
 
 
