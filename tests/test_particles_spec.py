@@ -93,3 +93,26 @@ def test_controller_expressions_are_checked_when_the_document_loads():
     (problem,) = err.value.problems
     assert (problem.line, problem.path) == (64, "controller.states.stance.do[0].leg")
     assert problem.message.endswith("unknown name 'stance_leg_rat' (did you mean 'stance_leg_rate'?)")
+
+
+def test_scene_includes_follow_the_spec_rules_and_take_overrides(tmp_path):
+    scene = tmp_path / "hop.yaml"
+    scene.write_text(f"""scene: hop
+creatures:
+  - use: {ROOT / 'creatures' / 'roobot.yaml'}
+    name: rb
+    at: [{{move: [0, 2, 0]}}]
+    with:
+      masses: [{{name: hip, mass: 1.5}}]
+      controller: {{params: {{hip_gain: 0.1}}}}
+  - use: nowhere.yaml
+""")
+    with pytest.raises(CorpusError, match=r"hop.yaml:9:10: creatures\[1\].use: file not found: 'nowhere.yaml'"):
+        load_particle_scene(scene)
+    scene.write_text(scene.read_text().replace("  - use: nowhere.yaml\n", ""))
+    loaded = load_particle_scene(scene)
+    (rb,) = loaded.creatures
+    assert rb.name == "rb" and rb.masses[0].mass == 1.5 and rb.masses[0].pos == (0.0, 2.0, 0.5)
+    assert rb.controller["params"]["hip_gain"] == 0.1
+    assert rb.controller["params"]["leap_leg"] == 0.9  # the rest of the vector is kept
+    assert str(ROOT / "creatures" / "roobot.yaml") in loaded.files

@@ -17,6 +17,8 @@ from pipeline.control.fsm import compile_fsm
 from pipeline.errors import CorpusError, Problem
 from pipeline.particles import types as T
 from pipeline.particles.quantities import placement, si, upward_sign, vec
+from pipeline.spec.documents import include
+from pipeline.spec.includes import Includes, project_root
 from pipeline.spec.loader import MDict, format_path, from_plain, mark_at, read_file
 from pipeline.spec.schema import validate
 from pipeline.spec.types import Where
@@ -310,10 +312,6 @@ def resolve_particles(node_or_dict, where: Where | None = None, *, name: str | N
         spawners=tuple(spawners), surfaces=tuple(surfaces), where=where or d.where())
 
 
-def is_particle_document(doc) -> bool:
-    return isinstance(doc, dict) and "particles" in doc
-
-
 def _absolute_includes(scene: MDict, base: Path) -> dict:
     """The scene as plain data with its `use:` paths made absolute, so that a copy saved in a
     run directory (scene.json) loads again from there."""
@@ -329,33 +327,42 @@ def _absolute_includes(scene: MDict, base: Path) -> dict:
     return out
 
 
-def load_particle_scene(path) -> T.ParticleScene:
+def _include(value, mark, path: str, inc: Includes, overrides, d: _Doc) -> MDict | None:
+    """An included `particles:` document (the spec stage's include policy and `with:` merge)."""
+    try:
+        return include(value, mark, path, "particles", inc, overrides)
+    except CorpusError as exc:
+        d.problems.extend(exc.problems)
+        return None
+
+
+def load_particle_scene(path, *, allow_outside: bool = False) -> T.ParticleScene:
     """A scene whose creatures (and optional environment) are `particles:` documents.
 
-    The spec stage's scene resolver dispatches here (or to `resolve_particles` per creature)
-    when a scene's creature file has a top-level `particles:` key.
+    The spec stage's scene resolver dispatches here when a scene's creature files have a
+    top-level `particles:` key. Includes follow the spec stage's rules (inside the project or
+    the bundled folders unless `allow_outside`; `with:` deep-merges overrides).
     """
-    path = Path(path)
+    path = Path(path).resolve()
     scene = read_file(path)
     problems = validate(scene, "scene")
     if problems:
         raise CorpusError(problems)
     d = _Doc(scene)
-    base = path.parent
-    files = [str(path.resolve())]
+    inc = Includes(project_root(path.parent), allow_outside)
+    inc.note(path)
+    inc.chain.append(path)
     world = T.World()
     creatures = []
     env = scene.get("environment")
     if env is not None:
-        env_path = base / (env if isinstance(env, str) else env.get("use", ""))
         if not isinstance(env, str) and "use" not in env:
             d.problem("a particle scene's environment must be a `particles:` file", "environment")
             d.check()
-        env_doc = read_file(env_path)
-        files.append(str(env_path.resolve()))
-        if not is_particle_document(env_doc):
-            d.problem("a particle scene's environment must be a `particles:` document", "environment")
-            d.check()
+        value, mark = (env, scene.value_mark("environment")) if isinstance(env, str) \
+            else (env["use"], env.value_mark("use"))
+        env_doc = _include(value, mark, "environment", inc, None if isinstance(env, str) else env.get("with"), d)
+        d.check()
         env_creature = resolve_particles(env_doc, d.where("environment"))
         world = env_creature.world or world
         if env_creature.masses:
@@ -365,29 +372,20 @@ def load_particle_scene(path) -> T.ParticleScene:
             d.problem("inline creatures are not particle documents; use a `particles:` file",
                       "creatures", i)
             continue
-        if "with" in entry:
-            d.problem("`with:` overrides are not supported for particle creatures", "creatures", i, "with")
+        cdoc = _include(entry["use"], entry.value_mark("use"), f"creatures[{i}].use", inc, entry.get("with"), d)
+        if cdoc is None:
             continue
-        cpath = base / entry["use"]
         try:
-            cdoc = read_file(cpath)
+            creatures.append(resolve_particles(cdoc, d.where("creatures", i), name=entry.get("name"),
+                                               at=entry.get("at"), velocity=entry.get("velocity")))
         except CorpusError as exc:
             d.problems.extend(exc.problems)
-            continue
-        files.append(str(cpath.resolve()))
-        if not is_particle_document(cdoc):
-            d.problem(f"{entry['use']} is not a `particles:` document", "creatures", i, "use")
-            continue
-        creatures.append(resolve_particles(cdoc, d.where("creatures", i), name=entry.get("name"),
-                                           at=entry.get("at"), velocity=entry.get("velocity")))
     d.check()
     sim = scene.get("simulation", {})
-    dt = si(sim.get("dt", "1/240"))
     return T.ParticleScene(
         name=scene["scene"], creatures=tuple(creatures), world=world,
-        duration=si(sim.get("duration", 1.0)), dt=dt,
+        duration=si(sim.get("duration", 1.0)), dt=si(sim.get("dt", "1/240")),
         h=si(sim["h"]) if "h" in sim else None, integrator=sim.get("integrator", "rk4"),
         record_every=int(sim.get("record_every", 1)), seed=int(sim.get("seed", 0)),
-        outputs=dict(scene.get("outputs", {})), source=_absolute_includes(scene, base),
-        files=tuple(files),
-        where=d.where())
+        outputs=dict(scene.get("outputs", {})), source=_absolute_includes(scene, path.parent),
+        files=tuple(inc.files), where=d.where())
