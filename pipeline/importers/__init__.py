@@ -32,7 +32,8 @@ def _corpus_script(path, drop_unsupported=False):
 
 
 IMPORTERS = {".xml": ("MuJoCo MJCF", _mjcf), ".urdf": ("URDF", _urdf),
-             ".corpus": ("corpus command script", _corpus_script)}
+             ".corpus": ("corpus command script", _corpus_script),
+             ".txt": ("corpus command script", _corpus_script)}
 
 
 def import_file(path, *, drop_unsupported: bool = False):
