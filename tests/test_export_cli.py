@@ -57,3 +57,14 @@ def test_render_exports_from_the_saved_trajectory(run_dir, tmp_path):
 def test_render_of_a_folder_without_a_run_says_so(tmp_path):
     with pytest.raises(CorpusError, match="scene.json: missing"):
         render_run(tmp_path, tmp_path, parse(str(tmp_path)))
+
+
+def test_render_flags_add_to_the_scene_outputs():
+    args = parse("run", "--frames", "--video", "mp4,gif", "--camera", "orbit", "--slow-motion",
+                 "4", "--size", "640x360", "--quiet")
+    from pipeline.export.cli import render_options
+
+    options = render_options({"fps": 24, "plots": True, "camera": {"distance": 0.3}}, args)
+    assert options == {"fps": 24, "plots": True, "frames": True, "video": ["mp4", "gif"],
+                       "slow_motion": 4.0, "camera": {"distance": 0.3, "mode": "orbit"},
+                       "size": [640, 360], "quiet": True}

@@ -27,6 +27,8 @@ def add_parser(sub) -> None:
     p.add_argument("--meshes", choices=("obj", "ply", "stl"), help="also write per-frame meshes")
     p.add_argument("--plots", action="store_true", help="also write the plots")
     p.add_argument("--camera", choices=("fixed", "follow", "orbit"), help="camera mode")
+    p.add_argument("--slow-motion", type=float, metavar="X",
+                   help="play X times slower than real time (frames every 1/(fps X) s)")
     p.add_argument("--no-frames", action="store_true",
                    help="skip PNG frames and video (meshes, data and plots still export)")
     p.add_argument("--fps", type=float, help="output frame rate")
@@ -61,6 +63,8 @@ def render_options(scene_outputs: dict, args) -> dict:
             options[flag] = True
     if args.meshes:
         options["meshes"] = args.meshes
+    if args.slow_motion:
+        options["slow_motion"] = args.slow_motion
     if args.camera:
         options["camera"] = {**(options.get("camera") or {}), "mode": args.camera}
     return {**options, **export_flags(args), "quiet": bool(args.quiet)}
