@@ -32,7 +32,8 @@ from pipeline.compile.build import build_model  # noqa: E402
 from pipeline.export.ground import checker_for  # noqa: E402
 from pipeline.export.meshes import body_parts, extent  # noqa: E402
 from pipeline.export.poses import pose_matrices  # noqa: E402
-from pipeline.export.render import KEY_LIGHT, FrameRenderer  # noqa: E402
+from pipeline.export.render import FrameRenderer  # noqa: E402
+from pipeline.export.shadows import KEY_LIGHT  # noqa: E402
 
 
 def poses(model, run_dir, frames):

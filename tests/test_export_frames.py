@@ -10,7 +10,8 @@ from pipeline.export import export_run
 from pipeline.export.ground import checker_for
 from pipeline.export.meshes import body_parts
 from pipeline.export.poses import pose_matrices
-from pipeline.export.render import KEY_LIGHT, FrameRenderer
+from pipeline.export.render import FrameRenderer
+from pipeline.export.shadows import KEY_LIGHT
 from test_export_fixtures import FLAT, SPEED, walker_model, walker_recording
 
 OPTIONS = {"fps": 10, "size": [160, 96], "frames": True, "video": ["mp4", "gif"],

@@ -35,7 +35,8 @@ def test_shadows_fall_on_the_terrain_along_the_light():
     from benchmarks.render import poses
     from pipeline.export.meshes import body_parts
     from pipeline.export.poses import pose_matrices
-    from pipeline.export.render import KEY_LIGHT, FrameRenderer
+    from pipeline.export.render import FrameRenderer
+    from pipeline.export.shadows import KEY_LIGHT
 
     scene = pipeline.load(SCENE)
     model = build_model(scene)

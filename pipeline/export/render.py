@@ -1,12 +1,6 @@
 """Off-screen frames with pyvista/VTK: one Plotter for the whole sequence, one actor per
-body whose transform changes each frame, a checker ground and shadows.
-
-Shadows on a flat ground are planar projections: every body's triangles are projected along
-the key light onto the ground each frame and drawn with the ground's own checker texture,
-darkened, slightly above it. Overlapping shadows do not darken twice, edges are exact, and
-it costs one vertex update per frame instead of a shadow-map pass (VTK's shadow maps show
-acne on large planes and halve the frame rate on the software rasteriser).
-"""
+body whose transform changes each frame, a checker ground (flat or terrain), shadows
+(pipeline/export/shadows.py), springs and domes of particle models, and overlays."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,9 +8,9 @@ import numpy as np
 from pipeline.export.ground import DARK_TILE, LIGHT_TILE, Checker
 from pipeline.export.meshes import Part, merged
 from pipeline.export.opengl import choose_backend
+from pipeline.export.shadows import KEY_LIGHT, onto_ground
 
 SKY = (0.78, 0.85, 0.93)
-KEY_LIGHT = np.array([-0.35, 0.45, 1.0])  # direction towards the light, world axes
 SHADOW_SHADE = 0.62  # brightness of the ground in shadow, relative to the lit ground
 TEXELS_PER_TILE = 32
 
@@ -65,81 +59,22 @@ class FrameRenderer:
         choose_backend()
         import pyvista as pv
 
-        self.pv = pv
         p = pv.Plotter(off_screen=True, window_size=(int(width), int(height)), lighting=None)
         # a multisampled framebuffer costs ~0.2 s per 1280x720 frame on Mesa's software
         # rasteriser (llvmpipe); edges stay sharp-stepped unless FXAA is asked for
         p.ren_win.SetMultiSamples(0)
         p.set_background(SKY)  # a gradient costs a full-screen pass for a sliver of sky
         self.plotter = p
-        self.checker = checker
-        # The flat floor is drawn unlit with its lit colours in the texture: under a
-        # directional key light a plane's shading is uniform, and skipping the lighting
-        # shader on the largest surface of the frame saves most of the software
-        # rasteriser's time.
-        if checker is not None:
-            floor = pv.Plane(center=((checker.lo[0] + checker.hi[0]) / 2,
-                                     (checker.lo[1] + checker.hi[1]) / 2, checker.z),
-                             i_size=checker.hi[0] - checker.lo[0],
-                             j_size=checker.hi[1] - checker.lo[1], i_resolution=1, j_resolution=1)
-            self.tiles = (checker.lo, (checker.tile, checker.tile), checker.colors)
-            floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles[:2])
-            p.add_mesh(floor, texture=_checker_texture(checker.colors), lighting=False)
-        self.terrain = terrain
-        if terrain is not None:
-            # lit, so the relief reads; one checker tile per grid cell, as in the glTF
-            self.tiles = (terrain.lo, (terrain.dx, terrain.dy), (LIGHT_TILE, DARK_TILE))
-            tv, tf, _ = terrain.mesh()
-            mesh = _poly(tv, tf).compute_normals(cell_normals=True, point_normals=False)
-            mesh.active_texture_coordinates = _tcoords(mesh.points, *self.tiles[:2])
-            p.add_mesh(mesh, texture=_checker_texture(self.tiles[2]), ambient=0.45, diffuse=0.6,
-                       specular=0.0)
+        self.checker, self.terrain = checker, terrain
+        self._add_ground()
         if world_parts:
             v, n, f, c = merged(world_parts)
-            p.add_mesh(_poly(v, f, n, c),
-                       scalars="rgb", rgb=True, ambient=0.3, diffuse=0.7, specular=0.15)
-
-        self.actors = []
-        for parts in parts_per_body:
-            if not parts:
-                self.actors.append(None)
-                continue
-            v, n, f, c = merged(parts)
-            actor = p.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.35,
-                               diffuse=0.75, specular=0.25, specular_power=20.0,
-                               opacity=float(min(c[:, 3])))
-            actor.prop.interpolation = "gouraud"
-            self.actors.append(actor)
-
-        # springs and domes of particle models: fixed topology, new vertices every frame
-        self.deforming = []
-        for item in deforming:
-            first = item.vertices[0]
-            if item.faces is None:
-                n = len(first) // 2
-                poly = pv.PolyData(first.copy(), lines=np.hstack([np.full((n, 1), 2),
-                                                                  np.arange(2 * n).reshape(n, 2)]).ravel())
-                p.add_mesh(poly, color=item.rgba[:3], render_lines_as_tubes=True,
-                           line_width=max(2.0, width / 320.0), ambient=0.3, diffuse=0.7)
-            else:
-                poly = _poly(first.copy(), item.faces)
-                p.add_mesh(poly, color=item.rgba[:3], opacity=float(item.rgba[3]), ambient=0.3,
-                           diffuse=0.7, specular=0.2)
-            self.deforming.append((poly, item.vertices))
-
-        self.shadow = None
-        if shadows and (checker is not None or terrain is not None):
-            owners = [(b, part) for b, parts in enumerate(parts_per_body) for part in parts]
-            if owners:
-                v, _, f, _ = merged([part for _, part in owners])
-                self.shadow_body = np.repeat([b for b, _ in owners],
-                                             [len(part.vertices) for _, part in owners])
-                self.shadow_local = np.hstack([v, np.ones((len(v), 1))])
-                self.shadow = _poly(v, f)
-                self.shadow.active_texture_coordinates = _tcoords(v, *self.tiles[:2])
-                sh = p.add_mesh(self.shadow, texture=_checker_texture(self.tiles[2], SHADOW_SHADE),
-                                lighting=False)
-                sh.mapper.SetResolveCoincidentTopologyToPolygonOffset()
+            p.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.3, diffuse=0.7,
+                       specular=0.15)
+        self.actors = [self._add_body(parts) if parts else None for parts in parts_per_body]
+        self.deforming = [self._add_deforming(item, width) for item in deforming]
+        has_ground = checker is not None or terrain is not None
+        self.shadow = self._add_shadow(parts_per_body) if shadows and has_ground else None
 
         key = pv.Light(light_type="scene light", intensity=1.0)
         key.positional = False
@@ -160,25 +95,74 @@ class FrameRenderer:
             self.gait = GaitInset(p, *gait, window=gait_window, width=int(width), height=int(height))
         p.show(auto_close=False)
 
+    def _add_ground(self) -> None:
+        import pyvista as pv
+
+        checker, terrain = self.checker, self.terrain
+        if checker is not None:
+            # Drawn unlit with its lit colours in the texture: under a directional key
+            # light a plane's shading is uniform, and skipping the lighting shader on the
+            # largest surface of the frame saves most of the software rasteriser's time.
+            floor = pv.Plane(center=((checker.lo[0] + checker.hi[0]) / 2,
+                                     (checker.lo[1] + checker.hi[1]) / 2, checker.z),
+                             i_size=checker.hi[0] - checker.lo[0],
+                             j_size=checker.hi[1] - checker.lo[1], i_resolution=1, j_resolution=1)
+            self.tiles = (checker.lo, (checker.tile, checker.tile), checker.colors)
+            floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles[:2])
+            self.plotter.add_mesh(floor, texture=_checker_texture(checker.colors), lighting=False)
+        if terrain is not None:
+            # lit, so the relief reads; one checker tile per grid cell, as in the glTF
+            self.tiles = (terrain.lo, (terrain.dx, terrain.dy), (LIGHT_TILE, DARK_TILE))
+            tv, tf, _ = terrain.mesh()
+            mesh = _poly(tv, tf).compute_normals(cell_normals=True, point_normals=False)
+            mesh.active_texture_coordinates = _tcoords(mesh.points, *self.tiles[:2])
+            self.plotter.add_mesh(mesh, texture=_checker_texture(self.tiles[2]), ambient=0.45,
+                                  diffuse=0.6, specular=0.0)
+
+    def _add_body(self, parts: list[Part]):
+        v, n, f, c = merged(parts)
+        actor = self.plotter.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.35,
+                                      diffuse=0.75, specular=0.25, specular_power=20.0,
+                                      opacity=float(min(c[:, 3])))
+        actor.prop.interpolation = "gouraud"
+        return actor
+
+    def _add_deforming(self, item, width: int):
+        """A spring set (line segments drawn as tubes) or a surface; returns the polydata
+        whose points each frame replaces, with the per-frame vertices."""
+        import pyvista as pv
+
+        first = item.vertices[0]
+        if item.faces is None:
+            n = len(first) // 2
+            lines = np.hstack([np.full((n, 1), 2), np.arange(2 * n).reshape(n, 2)]).ravel()
+            poly = pv.PolyData(first.copy(), lines=lines)
+            self.plotter.add_mesh(poly, color=item.rgba[:3], render_lines_as_tubes=True,
+                                  line_width=max(2.0, width / 320.0), ambient=0.3, diffuse=0.7)
+        else:
+            poly = _poly(first.copy(), item.faces)
+            self.plotter.add_mesh(poly, color=item.rgba[:3], opacity=float(item.rgba[3]),
+                                  ambient=0.3, diffuse=0.7, specular=0.2)
+        return poly, item.vertices
+
+    def _add_shadow(self, parts_per_body: list[list[Part]]):
+        """One mesh of every body's triangles, textured like the ground but darker."""
+        owners = [(b, part) for b, parts in enumerate(parts_per_body) for part in parts]
+        if not owners:
+            return None
+        v, _, f, _ = merged([part for _, part in owners])
+        self.shadow_body = np.repeat([b for b, _ in owners], [len(part.vertices) for _, part in owners])
+        self.shadow_local = np.hstack([v, np.ones((len(v), 1))])
+        shadow = _poly(v, f)
+        shadow.active_texture_coordinates = _tcoords(v, *self.tiles[:2])
+        actor = self.plotter.add_mesh(shadow, texture=_checker_texture(self.tiles[2], SHADOW_SHADE),
+                                      lighting=False)
+        actor.mapper.SetResolveCoincidentTopologyToPolygonOffset()
+        return shadow
+
     def _project_shadow(self, matrices: np.ndarray) -> None:
         world = np.einsum("nij,nj->ni", matrices[self.shadow_body, :3, :], self.shadow_local)
-        d = KEY_LIGHT / np.linalg.norm(KEY_LIGHT)
-        # slide each point along the light ray down to the ground; points under it stay put
-        if self.terrain is None:
-            z0 = self.checker.z
-            s = np.maximum(world[:, 2] - z0, 0.0) / d[2]
-            flat = world - s[:, None] * d
-            flat[:, 2] = z0 + 1e-4 * self.checker.tile
-        else:
-            # where the ray meets the terrain: fixed-point iteration on the travel s; each
-            # step shrinks the error by the slope times the light's tilt (< 1 on relief a
-            # creature can walk), 10 steps bring it to the float noise on gentle terrain
-            s = np.zeros(len(world))
-            for _ in range(10):
-                q = world - s[:, None] * d
-                s = np.maximum(world[:, 2] - self.terrain.height(q[:, 0], q[:, 1]), 0.0) / d[2]
-            flat = world - s[:, None] * d
-            flat[:, 2] = self.terrain.height(flat[:, 0], flat[:, 1]) + 0.02 * min(self.terrain.dx, self.terrain.dy)
+        flat = onto_ground(world, self.checker, self.terrain)
         self.shadow.points[:] = flat
         self.shadow.active_texture_coordinates[:] = _tcoords(flat, *self.tiles[:2])
         self.shadow.Modified()
