@@ -53,7 +53,7 @@ class Data:
         self.channels: dict = {}
         self.user: dict = {}
         self.counters = np.zeros(3, np.int64)
-        self.h_next = np.array([h0])
+        self.h_next = np.array([h0, 1e-4])  # RKF45: next step, last accepted error
         self.qdd = np.zeros(nv)  # accelerations at the last frame boundary (Simulation.qdd())
 
     @property
@@ -92,7 +92,7 @@ def as_scene(spec) -> Scene:
 
 def compile_simulation(spec, **kwargs) -> Simulation:
     """pipeline.compile: Scene or Creature -> Simulation (Model + Data)."""
-    from pipeline.compile.build import compile_model
+    from pipeline.compiler.build import compile_model
 
     scene = as_scene(spec)
     model, cstate0 = compile_model(scene)

@@ -8,8 +8,11 @@ the state, the contact state candidate, and motor programs that have reached the
 (rest snapped to the target, program deactivated). A rejected RKF45 attempt commits
 nothing, so every non-integrated value stays bit for bit what it was.
 
-Step-size control (Hairer-Norsett-Wanner II.4): scaled max-norm error `err`; accept when
-err <= 1; next h = h * clamp(0.9 err^(-1/5), 0.2, 5); fail below h_min.
+Step-size control (Hairer-Norsett-Wanner I II.4, II IV.2): scaled max-norm error `err`;
+accept when err <= 1. After an accepted step h *= clamp(0.9 err^-0.17 err_prev^0.04, 0.1, 5)
+(a PI controller with DOPRI5's constants: fewer rejections where stiffness limits the step),
+but never more than 1 right after a rejection; after a rejection h *= max(0.2, 0.9 err^-0.2);
+fail below h_min. hstate = [proposed h, last accepted error] carries over between frames.
 """
 from __future__ import annotations
 
@@ -87,8 +90,8 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
             counters, hstate, fail):
     """Integrate y (and the non-integrated state) from t0 to t1; returns a status code.
 
-    On failure fail = [time, index of the offending component of y]. hstate[0] carries
-    RKF45's proposed step from one frame to the next.
+    On failure fail = [time, index of the offending component of y]. hstate carries
+    RKF45's proposed step and last accepted error from one frame to the next.
     """
     tol = 1e-9 * (t1 - t0)
     t = t0
@@ -115,6 +118,8 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
 
     hh = min(hstate[0], h_max)
     have_k1 = False
+    rejected = False  # no growth right after a rejection (Hairer-Norsett-Wanner II.4)
+    err_old = hstate[1]
     while t1 - t > tol:
         limit = next_event(lv, t, t1, tol)
         clipped = t + hh >= limit - tol
@@ -132,7 +137,12 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
             counters[N_ACCEPT] += 1
             t = tn
             have_k1 = False
-            fac = 5.0 if err == 0.0 else min(5.0, max(0.2, 0.9 * err ** -0.2))
+            # PI control (Gustafsson; DOPRI5's constants): the previous error damps the change
+            fac = min(5.0, max(0.1, 0.9 * max(err, 1e-10) ** -0.17 * err_old ** 0.04))
+            err_old = max(err, 1e-4)
+            if rejected:
+                fac = min(fac, 1.0)
+                rejected = False
             hn = hs * fac
             # a step cut short by an event says nothing against the longer proposal
             if clipped and fac >= 1.0 and hn < hh:
@@ -140,6 +150,7 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
             hh = min(hn, h_max)
         else:
             counters[N_REJECT] += 1
+            rejected = True
             fac = 0.2 if not math.isfinite(err) else max(0.2, 0.9 * err ** -0.2)
             hh = hs * fac
             if hh < h_min:
@@ -148,6 +159,7 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
                 hstate[0] = hh
                 return UNDERFLOW if math.isfinite(err) else NONFINITE
     hstate[0] = hh
+    hstate[1] = err_old
     return OK
 
 
