@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.trees import (chain_creature, hexapod_creature, humanoid_creature,  # noqa: E402
                               pinocchio_model, random_state, to_pin_q)
-from pipeline.compile.build import build_model  # noqa: E402
+from pipeline.compiler.build import build_model  # noqa: E402
 from pipeline.physics import forward_dynamics  # noqa: E402
 from pipeline.physics.aba import aba  # noqa: E402
 from pipeline.physics.kinematics import make_workspace  # noqa: E402

@@ -28,7 +28,7 @@ from pipeline.export.opengl import choose_backend  # noqa: E402
 choose_backend()
 
 import pipeline  # noqa: E402
-from pipeline.compile.build import build_model  # noqa: E402
+from pipeline.compiler.build import build_model  # noqa: E402
 from pipeline.export.ground import checker_for  # noqa: E402
 from pipeline.export.meshes import body_parts, extent  # noqa: E402
 from pipeline.export.poses import pose_matrices  # noqa: E402

@@ -30,7 +30,7 @@ def free_body(name="box", *, size=(0.01, 0.01, 0.01), origin=(0.0, 0.0, 0.0), po
 
     v, w: linear velocity of the centre of mass and angular velocity, both world axes;
     pos: world position of the centre of mass."""
-    from pipeline.compile.build import quat_to_matrix
+    from pipeline.compiler.build import quat_to_matrix
 
     R = quat_to_matrix(quat)
     origin = np.asarray(origin, float)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from benchmarks.trees import random_creature, random_state
-from pipeline.compile.build import build_model, compile_model, gravity_vector
-from pipeline.compile.geometry import BOX, CAPSULE, SPHERE
+from pipeline.compiler.build import build_model, compile_model, gravity_vector
+from pipeline.compiler.geometry import BOX, CAPSULE, SPHERE
 from pipeline.errors import CorpusError
 from pipeline.physics import forward_kinematics, normalize_quaternions, qdot
 from pipeline.physics.contact.forces import ContactArrays

@@ -17,7 +17,7 @@ COUNT = r'''
 import json, sys
 import numpy as np
 from benchmarks.trees import chain_creature, random_creature, random_state
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.physics.aba import aba
 from pipeline.physics.rnea import rnea
 from pipeline.physics.kinematics import make_workspace

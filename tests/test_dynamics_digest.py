@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchmarks.trees import random_creature, random_state
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.physics import (forward_dynamics, forward_kinematics, inverse_dynamics,
                               mass_matrix, prescribed_dynamics, qdot)
 from pipeline.physics.aba import aba

@@ -111,7 +111,7 @@ def test_ldl_solves_spd_systems(rng, n):
 def test_articulated_inertias_are_spd_and_handed_inertias_psd():
     """Arnold B5 on a random tree after one ABA call."""
     from benchmarks.trees import random_creature, random_state
-    from pipeline.compile.build import build_model
+    from pipeline.compiler.build import build_model
     from pipeline.physics.aba import aba
 
     rng = np.random.default_rng(3)

@@ -2,7 +2,7 @@
 import numpy as np
 
 import pipeline
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.export.ground import checker_for, terrain_of
 from pipeline.physics.contact.surface import grid_surface
 

@@ -11,7 +11,7 @@ import yaml
 
 import pipeline
 from pipeline.cli import main
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.errors import CorpusError
 from pipeline.importers.actuation import motors
 from pipeline.physics.simulation import compile_simulation

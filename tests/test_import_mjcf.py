@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import pipeline
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.errors import CorpusError
 from pipeline.importers import import_file, load_model_file
 from pipeline.importers.frames import quat_to_mat

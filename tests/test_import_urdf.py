@@ -10,7 +10,7 @@ import trimesh
 import yaml
 
 import pipeline
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.errors import CorpusError
 from pipeline.importers.urdf import import_urdf
 from pipeline.physics import forward_dynamics

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from pipeline.compile.build import body_mass_properties, build_model
-from pipeline.compile.mass import unit_density_properties
+from pipeline.compiler.build import body_mass_properties, build_model
+from pipeline.compiler.mass import unit_density_properties
 from pipeline.errors import CorpusError
 from pipeline.spec.types import Body, Creature, Geom, Inertial, Joint, Pose, Where
 

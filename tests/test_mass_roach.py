@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 
 ROACH = Path(__file__).resolve().parents[1] / "creatures" / "roach.yaml"
 

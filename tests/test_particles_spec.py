@@ -79,9 +79,9 @@ def test_recording_contract_and_determinism(tmp_path):
 def test_several_creatures_get_prefixed_names_and_channels():
     scene = load_particle_scene(ROOT / "scenes" / "jellyfish.yaml")
     sim = compile_particles(scene)
-    assert sim.model.body_names[0] == "seaworld.weed0_0"
-    assert "jellyfish.b0" in sim.model.body_names
-    assert sim.model.tree_names == ("seaworld", "jellyfish")
+    assert sim.model.body_names[0] == "jellyfish.b0"  # the scene's creatures first, the world's masses after
+    assert "seaworld.weed0_0" in sim.model.body_names
+    assert sim.model.tree_names == ("jellyfish", "seaworld")
     assert "fsm_state" in sim.data.channels and "fsm_energy" in sim.data.channels
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks.trees import (hexapod_creature, humanoid_creature, pin_fext, pinocchio_model,
                               random_creature, random_state, to_pin_q)
-from pipeline.compile.build import build_model
+from pipeline.compiler.build import build_model
 from pipeline.physics import (forward_dynamics, forward_kinematics, inverse_dynamics,
                               mass_matrix)
 

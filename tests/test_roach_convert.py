@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import pipeline
-from pipeline.compile.build import compile_model
+from pipeline.compiler.build import compile_model
 from pipeline.errors import CorpusError
 from pipeline.importers.corpus_script import convert_corpus_script
 from pipeline.physics.simulation import as_scene

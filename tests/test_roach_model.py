@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline.compile.build import compile_model
+from pipeline.compiler.build import compile_model
 from pipeline.physics import forward_kinematics
 from pipeline.physics.model import FREE, REVOLUTE
 from pipeline.physics.simulation import as_scene

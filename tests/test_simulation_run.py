@@ -1,8 +1,8 @@
-"""Simulation.run/step/reset, Recording, Python controllers, pipeline.compile."""
+"""Simulation.run/step/reset, Recording, Python controllers, pipeline.compiler."""
 import numpy as np
 import pytest
 
-from pipeline.compile.build import quat_to_matrix
+from pipeline.compiler.build import quat_to_matrix
 from pipeline.errors import CorpusError
 from pipeline.physics import forward_kinematics
 from pipeline.physics.simulation import compile_simulation

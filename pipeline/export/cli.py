@@ -79,7 +79,7 @@ def compiled_model(scene):
         from pipeline.particles.simulation import compile_particles
 
         return compile_particles(scene).model
-    from pipeline.compile.build import build_model
+    from pipeline.compiler.build import build_model
 
     return build_model(scene)
 

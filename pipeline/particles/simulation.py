@@ -238,7 +238,7 @@ def _fresh(controls: list[_Control]) -> list[_Control]:
 
 def _sphere_geoms(radius: np.ndarray, rgba: np.ndarray) -> tuple[GeomArrays, tuple]:
     """One sphere geom per mass, centred on it, for the export stage."""
-    from pipeline.compile.geometry import SPHERE, render_mesh
+    from pipeline.compiler.geometry import SPHERE, render_mesh
     from pipeline.spec.types import Geom
 
     n = radius.shape[0]

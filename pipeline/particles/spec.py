@@ -336,22 +336,31 @@ def _include(value, mark, path: str, inc: Includes, overrides, d: _Doc) -> MDict
         return None
 
 
-def load_particle_scene(path, *, allow_outside: bool = False) -> T.ParticleScene:
+def load_particle_scene(source, *, allow_outside: bool = False, base_dir=None) -> T.ParticleScene:
     """A scene whose creatures (and optional environment) are `particles:` documents.
 
     The spec stage's scene resolver dispatches here when a scene's creature files have a
-    top-level `particles:` key. Includes follow the spec stage's rules (inside the project or
-    the bundled folders unless `allow_outside`; `with:` deep-merges overrides).
+    top-level `particles:` key. `source` is the scene file, or its document as a dict whose
+    relative paths resolve against `base_dir` (default: the working folder) — batch jobs
+    pass the saved `source` this way. Includes follow the spec stage's rules (inside the
+    project or the bundled folders unless `allow_outside`; `with:` deep-merges overrides).
     """
-    path = Path(path).resolve()
-    scene = read_file(path)
+    if isinstance(source, dict):
+        base = Path(base_dir or Path.cwd()).resolve()
+        scene = source if isinstance(source, MDict) else from_plain(source)
+        path = None
+    else:
+        path = Path(source).resolve()
+        base = path.parent
+        scene = read_file(path)
     problems = validate(scene, "scene")
     if problems:
         raise CorpusError(problems)
     d = _Doc(scene)
-    inc = Includes(project_root(path.parent), allow_outside)
-    inc.note(path)
-    inc.chain.append(path)
+    inc = Includes(project_root(base), allow_outside)
+    if path is not None:
+        inc.note(path)
+        inc.chain.append(path)
     world = T.World()
     creatures = []
     env = scene.get("environment")
@@ -365,8 +374,6 @@ def load_particle_scene(path, *, allow_outside: bool = False) -> T.ParticleScene
         d.check()
         env_creature = resolve_particles(env_doc, d.where("environment"))
         world = env_creature.world or world
-        if env_creature.masses:
-            creatures.append(env_creature)
     for i, entry in enumerate(scene.get("creatures", [])):
         if "use" not in entry:
             d.problem("inline creatures are not particle documents; use a `particles:` file",
@@ -380,6 +387,8 @@ def load_particle_scene(path, *, allow_outside: bool = False) -> T.ParticleScene
                                                at=entry.get("at"), velocity=entry.get("velocity")))
         except CorpusError as exc:
             d.problems.extend(exc.problems)
+    if env is not None and env_creature.masses:
+        creatures.append(env_creature)  # after the scene's creatures: body 0 is the first creature's
     d.check()
     sim = scene.get("simulation", {})
     return T.ParticleScene(
@@ -387,5 +396,5 @@ def load_particle_scene(path, *, allow_outside: bool = False) -> T.ParticleScene
         duration=si(sim.get("duration", 1.0)), dt=si(sim.get("dt", "1/240")),
         h=si(sim["h"]) if "h" in sim else None, integrator=sim.get("integrator", "rk4"),
         record_every=int(sim.get("record_every", 1)), seed=int(sim.get("seed", 0)),
-        outputs=dict(scene.get("outputs", {})), source=_absolute_includes(scene, path.parent),
+        outputs=dict(scene.get("outputs", {})), source=_absolute_includes(scene, base),
         files=tuple(inc.files), where=d.where())

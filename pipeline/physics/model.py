@@ -59,7 +59,7 @@ class JointForceArrays(NamedTuple):
 
 
 class GeomArrays(NamedTuple):
-    """Shapes for contact and rendering (geom type codes in pipeline.compile.geometry)."""
+    """Shapes for contact and rendering (geom type codes in pipeline.compiler.geometry)."""
 
     body: np.ndarray  # (ng,) owning body, -1 for static world geometry
     type: np.ndarray  # (ng,)

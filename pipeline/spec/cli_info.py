@@ -1,6 +1,6 @@
 """`corpus info FILE`: bodies, joints, DOF and total mass of a creature or scene.
 
-Masses come from the compile stage (`pipeline.compile.build.body_mass_properties`:
+Masses come from the compile stage (`pipeline.compiler.build.body_mass_properties`:
 geometry x density, given masses, or explicit inertials), so they are the masses the
 simulation will use.
 """
@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
 
 
 def body_masses(creature) -> list[float]:
-    from pipeline.compile.build import body_mass_properties
+    from pipeline.compiler.build import body_mass_properties
 
     return [float(body_mass_properties(body)[0]) for body in creature.bodies]
 

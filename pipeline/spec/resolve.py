@@ -75,12 +75,11 @@ def _scene(source, doc: MDict, kind: str, inc: Includes):
     scene = _build_scene(doc, inc)
     if not has_particles(doc):
         return scene
-    if scene.creatures or not isinstance(source, (str, os.PathLike)):
-        raise CorpusError(doc.mark.problem(
-            "a scene with particle creatures must come from a file and hold only particle creatures"))
+    if scene.creatures:
+        raise CorpusError(doc.mark.problem("a scene with particle creatures must hold only particle creatures"))
     from pipeline.particles.spec import load_particle_scene
 
-    return load_particle_scene(source)
+    return load_particle_scene(source, allow_outside=inc.allow_outside)
 
 
 def _open(source, allow_outside, base_dir) -> tuple[MDict, Includes]:

@@ -83,7 +83,7 @@ def _welded(model) -> np.ndarray:
 
 
 def _geom_kind_names() -> dict:
-    from pipeline.compile.geometry import GEOM_CODES
+    from pipeline.compiler.geometry import GEOM_CODES
 
     return {code: name for name, code in GEOM_CODES.items()}
 

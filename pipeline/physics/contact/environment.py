@@ -1,5 +1,5 @@
 """The environment document (Scene.environment, schema environment.schema.json) read into
-the live contact parameter block of `cstate` (state.py). Gravity is read by pipeline.compile.
+the live contact parameter block of `cstate` (state.py). Gravity is read by pipeline.compiler.
 
 Defaults are the values of McKenna's roach script (Appendix C) where it sets one; the rest
 are ours and documented in docs/environments.md.

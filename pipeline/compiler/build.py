@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from pipeline.compile import geometry as geo
-from pipeline.compile.mass import (check_inertia, combine, inertia_matrix,
+from pipeline.compiler import geometry as geo
+from pipeline.compiler.mass import (check_inertia, combine, inertia_matrix,
                                    unit_density_properties)
 from pipeline.errors import CorpusError, Problem
 from pipeline.physics.model import (FIXED, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES,
