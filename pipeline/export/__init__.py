@@ -35,6 +35,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     environment = getattr(scene, "environment", {}) or {}
     needs_poses = opts.glb or opts.meshes or opts.renders
     if needs_poses:
+        from pipeline.export.camera import target_bodies
         from pipeline.export.ground import checker_for, terrain_of
         from pipeline.export.meshes import body_parts, extent
         from pipeline.export.poses import pose_matrices
@@ -42,7 +43,10 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
         pos, quat = resample_poses(time, np.asarray(recording.body_pos, float),
                                    np.asarray(recording.body_quat, float), times)
         per_body, world = body_parts(model)
-        size = extent(per_body, pose_matrices(pos[0], quat[0]))
+        # the creature the camera follows sets the camera distance and the checker tile
+        followed = target_bodies(opts.camera.get("target", "com"), model, pos)
+        size = extent([per_body[b] if b in set(followed) else [] for b in range(len(per_body))],
+                      pose_matrices(pos[0], quat[0]))
         terrain = terrain_of(model, environment)
         channels = channels_of(recording)
         shapes = deforming(model, pos, channels, time, times)

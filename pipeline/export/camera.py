@@ -39,24 +39,33 @@ def smooth(path: np.ndarray, fps: float, seconds: float) -> np.ndarray:
     return gaussian_filter1d(path, sigma=seconds * fps, axis=0, mode="nearest")
 
 
-def target_path(spec: str, model, pos, quat) -> np.ndarray:
-    """World point (F, 3) the camera looks at: `com` (all moving bodies), `com:<creature>`,
-    or a body name."""
-    if spec == "com" or spec.startswith("com:"):
-        bodies = None
-        if spec.startswith("com:"):
-            name = spec[4:]
-            if name not in model.tree_names:
-                raise CorpusError(f"outputs.camera.target: no creature named {name!r} "
-                                  f"(creatures: {', '.join(model.tree_names)})")
-            bodies = np.flatnonzero(np.asarray(model.body_tree) == model.tree_names.index(name))
-        else:
-            moving = np.ptp(pos, axis=0).max(axis=1) > 0 if len(pos) > 1 else np.ones(pos.shape[1], bool)
-            bodies = np.flatnonzero(moving) if moving.any() else None
-        return centre_of_mass(pos, quat, np.asarray(model.tree.mass), np.asarray(model.tree.com), bodies)
-    if spec not in model.body_names:
+def target_bodies(spec: str, model, pos) -> np.ndarray:
+    """Bodies the camera is about: for `com` the first creature (in scene order) that
+    moves, for `com:<creature>` that creature, for a body name that body's creature."""
+    trees = np.asarray(model.body_tree)
+    if spec == "com":
+        moving = np.ptp(pos, axis=0).max(axis=1) > 0 if len(pos) > 1 else np.ones(pos.shape[1], bool)
+        tree = trees[np.flatnonzero(moving)[0]] if moving.any() else trees[0]
+    elif spec.startswith("com:"):
+        name = spec[4:]
+        if name not in model.tree_names:
+            raise CorpusError(f"outputs.camera.target: no creature named {name!r} "
+                              f"(creatures: {', '.join(model.tree_names)})")
+        tree = model.tree_names.index(name)
+    elif spec in model.body_names:
+        tree = trees[model.body_names.index(spec)]
+    else:
         raise CorpusError(f"outputs.camera.target: no body named {spec!r}; use com, com:<creature> "
                           f"or one of {', '.join(model.body_names[:8])}...")
+    return np.flatnonzero(trees == tree)
+
+
+def target_path(spec: str, model, pos, quat) -> np.ndarray:
+    """World point (F, 3) the camera looks at: the centre of mass of `target_bodies` for
+    `com` and `com:<creature>`, else the named body's frame origin."""
+    bodies = target_bodies(spec, model, pos)
+    if spec == "com" or spec.startswith("com:"):
+        return centre_of_mass(pos, quat, np.asarray(model.tree.mass), np.asarray(model.tree.com), bodies)
     return pos[:, model.body_names.index(spec)]
 
 
