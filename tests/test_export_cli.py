@@ -68,3 +68,27 @@ def test_render_flags_add_to_the_scene_outputs():
     assert options == {"fps": 24, "plots": True, "frames": True, "video": ["mp4", "gif"],
                        "slow_motion": 4.0, "camera": {"distance": 0.3, "mode": "orbit"},
                        "size": [640, 360], "quiet": True}
+
+
+def test_render_of_a_particle_run_stretches_springs_between_masses(tmp_path):
+    from pipeline.particles.simulation import compile_particles
+
+    scene = pipeline.load("scenes/roobot_hop.yaml")
+    sim = compile_particles(scene)
+    rec = sim.run(duration=0.3, progress=False)
+    (tmp_path / "scene.json").write_text(json.dumps(scene.source))
+    rec.save(tmp_path / "trajectory.npz")
+    render_run(tmp_path, tmp_path, parse(str(tmp_path), "--glb", "--no-frames", "--fps", "10",
+                                          "--quiet"))
+    doc, blob = read_glb(tmp_path / "animation.glb")
+    springs = sim.model.extras["springs"]
+    nodes = [i for i, n in enumerate(doc["nodes"]) if n["name"].startswith("spring")]
+    assert len(nodes) == len(springs)
+    anim = doc["animations"][0]
+    scale = {c["target"]["node"]: anim["samplers"][c["sampler"]]["output"]
+             for c in anim["channels"] if c["target"]["path"] == "scale"}
+    saved = Recording.load(tmp_path / "trajectory.npz")
+    k = np.searchsorted(saved.time, np.arange(3) / 10)  # output frames 0..2 on samples
+    for node, (a, b) in zip(nodes, springs):
+        length = np.linalg.norm(saved.body_pos[k, a] - saved.body_pos[k, b], axis=1)
+        assert np.allclose(accessor(doc, blob, scale[node])[:3, 2], length, rtol=1e-6)
