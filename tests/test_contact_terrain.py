@@ -116,3 +116,31 @@ def test_height_files(tmp_path):
 def test_grid_errors_are_corpus_errors(ground, message):
     with pytest.raises(CorpusError, match=message):
         build_grid(ground)
+
+
+def test_sphere_on_terrain_touches_the_nearest_facet_edge_or_vertex():
+    from pipeline.physics.contact.surface import closest_on_triangle, grid_sphere
+
+    # closest points: inside the face, on an edge, at a vertex
+    tri = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0)
+    assert closest_on_triangle(0.2, 0.3, 0.5, *tri) == pytest.approx((0.2, 0.3, 0.0), abs=1e-15)
+    assert closest_on_triangle(0.8, 0.8, 0.1, *tri) == pytest.approx((0.5, 0.5, 0.0))
+    assert closest_on_triangle(-1.0, -2.0, 0.3, *tri) == (0.0, 0.0, 0.0)
+    # a ridge along y at x = 0 (heights 0, 0.1, 0 along x): a sphere above it touches the
+    # ridge line, pushed straight up, not along either facet's normal
+    h = np.array([[0.0, 0.1, 0.0], [0.0, 0.1, 0.0]])
+    r, sink = 0.05, 1e-4
+    depth, nx, ny, nz = grid_sphere(h, -1.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.1 + r - sink, r)
+    assert depth == pytest.approx(sink, rel=1e-9)
+    assert (nx, ny, nz) == pytest.approx((0.0, 0.0, 1.0), abs=1e-12)
+    # on a face it is the facet plane: depth r - distance to the plane, along its normal
+    n = np.array([-0.1, 0.0, 1.0]) / math.hypot(0.1, 1.0)  # the facet rising from x = -1 to 0
+    c = np.array([-0.5, 0.5, 0.05]) + (r - sink) * n
+    depth, nx, ny, nz = grid_sphere(h, -1.0, 0.0, 1.0, 1.0, *c, r)
+    assert depth == pytest.approx(sink, rel=1e-9)
+    assert np.allclose((nx, ny, nz), n, atol=1e-12)
+    # the kernel uses it: a sphere body resting on the ridge is pushed straight up
+    arrays, cs = contact_setup(params({"friction_model": "coulomb"}), [0.0], ([0], [np.zeros(3)], [r]),
+                               grid=(np.array([-1.0, 0.0, 1.0, 1.0]), h))
+    fext, _ = evaluate(arrays, cs, [[0.0, 0.5, 0.1 + r - sink]], [np.eye(3)], np.zeros((1, 6)))
+    assert np.allclose(fext[0, 3:], [0, 0, 17.5 * math.expm1(3000 * sink)], rtol=1e-9, atol=1e-15)

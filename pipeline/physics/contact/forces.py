@@ -19,7 +19,7 @@ import numpy as np
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.laws import (coulomb_scale, exp_spring, normal_force, normal_stiffness,
                                            restitution_scale)
-from pipeline.physics.contact.surface import surface
+from pipeline.physics.contact.surface import grid_sphere, surface
 
 
 class ContactArrays(NamedTuple):
@@ -108,9 +108,14 @@ def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
     rad = contact.point_radius[i]
     cx, cy, cz = _world_point(b, contact.point_pos[i], xpos, xrot)
     h, nx, ny, nz = surface(contact, cs[S.GROUND_Z], cx, cy)
-    if rad > 0.0 and nz < 1.0:  # the lowest point of a sphere lies off its centre's facet
-        h, nx, ny, nz = surface(contact, cs[S.GROUND_Z], cx - rad * nx, cy - rad * ny)
     depth = rad - nz * (cz - h)  # perpendicular distance into the facet plane
+    if rad > 0.0 and contact.grid_h.shape[0] > 1 and cz > h:
+        # a sphere above the terrain may touch another facet, an edge or a vertex first
+        g = contact.grid_geom
+        d, mx, my, mz = grid_sphere(contact.grid_h, g[0], g[1], g[2], g[3],
+                                    cx, cy, cz - cs[S.GROUND_Z], rad)
+        if d > -math.inf:  # no triangle under the footprint: beyond the grid's edge
+            depth, nx, ny, nz = d, mx, my, mz
     px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
     vx, vy, vz = _point_velocity(b, px, py, pz, xpos, xrot, vbody)
     fx = fy = fz = 0.0

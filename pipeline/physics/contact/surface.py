@@ -54,3 +54,70 @@ def surface(contact, ground_z, x, y):
     g = contact.grid_geom
     z, nx, ny, nz = grid_surface(contact.grid_h, g[0], g[1], g[2], g[3], x, y)
     return z + ground_z, nx, ny, nz
+
+
+@numba.njit(cache=True)
+def closest_on_triangle(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
+    """The point of triangle abc closest to p (Ericson, Real-Time Collision Detection 5.1.5)."""
+    abx, aby, abz = bx - ax, by - ay, bz - az
+    acx, acy, acz = cx - ax, cy - ay, cz - az
+    apx, apy, apz = px - ax, py - ay, pz - az
+    d1 = abx * apx + aby * apy + abz * apz
+    d2 = acx * apx + acy * apy + acz * apz
+    if d1 <= 0.0 and d2 <= 0.0:
+        return ax, ay, az
+    bpx, bpy, bpz = px - bx, py - by, pz - bz
+    d3 = abx * bpx + aby * bpy + abz * bpz
+    d4 = acx * bpx + acy * bpy + acz * bpz
+    if d3 >= 0.0 and d4 <= d3:
+        return bx, by, bz
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        v = d1 / (d1 - d3)
+        return ax + v * abx, ay + v * aby, az + v * abz
+    cpx, cpy, cpz = px - cx, py - cy, pz - cz
+    d5 = abx * cpx + aby * cpy + abz * cpz
+    d6 = acx * cpx + acy * cpy + acz * cpz
+    if d6 >= 0.0 and d5 <= d6:
+        return cx, cy, cz
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        w = d2 / (d2 - d6)
+        return ax + w * acx, ay + w * acy, az + w * acz
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return bx + w * (cx - bx), by + w * (cy - by), bz + w * (cz - bz)
+    denom = 1.0 / (va + vb + vc)
+    v = vb * denom
+    w = vc * denom
+    return ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w
+
+
+@numba.njit(cache=True)
+def grid_sphere(h, x0, y0, dx, dy, cx, cy, cz, rad):
+    """Deepest contact of a sphere whose centre is above the grid with the triangles under
+    its footprint: (depth, nx, ny, nz), the normal pointing from the surface to the centre
+    (a facet's normal on a face, the line to an edge or vertex at a crease). depth <= 0: no
+    contact. Exact for the triangulated surface inside the grid."""
+    ny_, nx_ = h.shape
+    i0 = max(int(math.floor((cx - rad - x0) / dx)), 0)
+    i1 = min(int(math.floor((cx + rad - x0) / dx)), nx_ - 2)
+    j0 = max(int(math.floor((cy - rad - y0) / dy)), 0)
+    j1 = min(int(math.floor((cy + rad - y0) / dy)), ny_ - 2)
+    best, bnx, bny, bnz = -math.inf, 0.0, 0.0, 1.0
+    for j in range(j0, j1 + 1):
+        for i in range(i0, i1 + 1):
+            xa, ya = x0 + i * dx, y0 + j * dy
+            for tri in range(2):
+                if tri == 0:  # lower triangle: (i, j), (i+1, j), (i, j+1)
+                    qx, qy, qz = closest_on_triangle(cx, cy, cz, xa, ya, h[j, i], xa + dx, ya, h[j, i + 1],
+                                                     xa, ya + dy, h[j + 1, i])
+                else:  # upper triangle: (i+1, j+1), (i, j+1), (i+1, j)
+                    qx, qy, qz = closest_on_triangle(cx, cy, cz, xa + dx, ya + dy, h[j + 1, i + 1],
+                                                     xa, ya + dy, h[j + 1, i], xa + dx, ya, h[j, i + 1])
+                ex, ey, ez = cx - qx, cy - qy, cz - qz
+                dist = math.sqrt(ex * ex + ey * ey + ez * ez)
+                if dist > 0.0 and rad - dist > best:
+                    best, bnx, bny, bnz = rad - dist, ex / dist, ey / dist, ez / dist
+    return best, bnx, bny, bnz
