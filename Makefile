@@ -7,7 +7,14 @@ DEMO ?= scenes/box_drop.yaml
 
 .PHONY: demo test test-all install bench clean docs
 
+# Off-screen rendering uses VTK's EGL window: Mesa's EGL/GL libraries must be on the system.
+GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1
+
 $(STAMP): pyproject.toml
+	@ldconfig -p | grep -q 'libEGL.so.1 ' || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(GL_PACKAGES); \
+	  else echo "note: off-screen rendering needs: apt-get install $(GL_PACKAGES)"; fi; }
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[dev]"
