@@ -121,3 +121,13 @@ def test_command_problems_point_at_the_timeline_entry():
         sim.command("teleport", {})
     with pytest.raises(CorpusError, match="expected 1 or 1 values"):
         sim.command("joint", {"joint": "elbow", "q": [1, 2]})
+
+
+def test_the_joint_command_schema_lists_exactly_the_settable_fields():
+    import json
+    from pathlib import Path
+
+    from pipeline.physics.forces import SETTABLE_FIELDS
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas/commands.schema.json").read_text())
+    assert set(schema["properties"]["joint"]["properties"]) == {"joint", "q", "qd", *SETTABLE_FIELDS}
