@@ -42,8 +42,12 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
 
 
 def print_problems(error: CorpusError) -> None:
+    """`file:line:col: path: message`; a problem with no file (a bad flag) is `error: path: message`."""
     for problem in error.problems:
-        print(f"error: {problem}" if not problem.file else str(problem), file=sys.stderr)
+        if problem.file:
+            print(problem, file=sys.stderr)
+        else:
+            print(f"error: {problem.path + ': ' if problem.path else ''}{problem.message}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

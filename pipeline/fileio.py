@@ -1,9 +1,12 @@
-"""Atomic file writes: an interrupted run never leaves a file that looks complete."""
+"""Atomic file writes: an interrupted run never leaves a file that looks complete, and a path
+that cannot be written is a CorpusError naming it."""
 from __future__ import annotations
 
 import contextlib
 import os
 from pathlib import Path
+
+from pipeline.errors import CorpusError, Problem
 
 
 @contextlib.contextmanager
@@ -14,13 +17,20 @@ def atomic_path(path: str | os.PathLike):
     format from the extension still work.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise CorpusError(Problem("cannot write: a file stands where its folder belongs", str(path))) from exc
+    except OSError as exc:
+        raise CorpusError(Problem(f"cannot write: {exc.strerror or exc}", str(path))) from exc
     try:
         yield tmp
         os.replace(tmp, path)
+    except OSError as exc:  # a folder where the file belongs, no permission, a full disk
+        raise CorpusError(Problem(f"cannot write: {exc.strerror or exc}", str(path))) from exc
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             tmp.unlink()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
@@ -18,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, Problem
 from pipeline.fileio import atomic_write_text
 
 OUTPUT_ROOT = Path("outputs")
@@ -63,6 +64,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     """
     import pipeline
     from pipeline.export import export_run
+    from pipeline.export.options import resolve_options
     from pipeline.spec.resolve import load_scene
 
     timings = {}
@@ -71,9 +73,18 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     timings["load_s"] = time.perf_counter() - t0
 
     out_dir = Path(out_dir) if out_dir is not None else default_out_dir(scene)
+    check_out_dir(out_dir)
+    if duration is not None:
+        check_duration(duration, scene.simulation)
+    options = {**scene.outputs, **(export_options or {}), "quiet": quiet}
+    resolve_options(options)  # a bad option fails now, not after a long simulation
     stage = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir(parents=True)
+    try:
+        stage.mkdir(parents=True)
+    except OSError as exc:
+        raise CorpusError(Problem(f"cannot create the run directory: {exc.strerror or exc}",
+                                  str(out_dir))) from exc
     try:
         t = time.perf_counter()
         sim = pipeline.compile(scene)
@@ -87,7 +98,6 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         recording.save(stage / "trajectory.npz")
 
         t = time.perf_counter()
-        options = {**scene.outputs, **(export_options or {}), "quiet": quiet}
         export_run(recording, sim.model, scene, stage, options)
         timings["export_s"] = time.perf_counter() - t
 
@@ -110,6 +120,34 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         shutil.rmtree(stage, ignore_errors=True)
     files = [out_dir / name for name in manifest["files"]] + [out_dir / "manifest.json"]
     return RunResult(out_dir=out_dir, manifest=manifest, files=files)
+
+
+RUN_FILES = ("manifest.json", "scene.json", "trajectory.npz")
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """The run directory must be a folder that is new, empty or an earlier run: publishing
+    replaces same-named files and folders, which must never hit a user's other files."""
+    existing = next((p for p in (out_dir, *out_dir.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise CorpusError(Problem("is a file, not a folder: the run directory "
+                                  f"{'' if existing == out_dir else str(out_dir) + ' '}cannot be made there",
+                                  str(existing)))
+    if existing == out_dir and any(out_dir.iterdir()) and not any((out_dir / f).exists() for f in RUN_FILES):
+        raise CorpusError(Problem("is a folder that holds other files and no earlier run (no "
+                                  "manifest.json, scene.json or trajectory.npz); choose a new or "
+                                  "empty folder for --out", str(out_dir)))
+
+
+def check_duration(duration: float, settings) -> None:
+    """A --duration (or `duration=`) that overrides the scene's must be one it could say."""
+    from pipeline.spec.checks import run_length
+
+    if not (math.isfinite(duration) and duration > 0):
+        raise CorpusError(Problem(f"expected a positive number of seconds, got {duration:g}", path="--duration"))
+    too_long = run_length(duration, settings.dt, settings.h, settings.integrator)
+    if too_long:
+        raise CorpusError(Problem(too_long, path="--duration"))
 
 
 def _publish(stage: Path, out_dir: Path, manifest: dict) -> None:
@@ -148,13 +186,17 @@ def export_flags(args) -> dict:
     if getattr(args, "no_frames", False):
         options["frames"] = False
         options["video"] = False
-    if getattr(args, "fps", None):
+    if getattr(args, "fps", None) is not None:
+        if not (math.isfinite(args.fps) and args.fps > 0):
+            raise CorpusError(Problem(f"expected a positive number of frames per second, got {args.fps:g}",
+                                      path="--fps"))
         options["fps"] = args.fps
     if getattr(args, "size", None):
         try:
             w, h = (int(v) for v in args.size.lower().split("x"))
         except ValueError:
-            raise CorpusError(f"--size: expected WIDTHxHEIGHT such as 960x540, got {args.size!r}") from None
+            raise CorpusError(Problem(f"expected WIDTHxHEIGHT such as 960x540, got {args.size!r}",
+                                      path="--size")) from None
         options["size"] = [w, h]
     return options
 

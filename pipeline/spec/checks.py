@@ -125,3 +125,22 @@ def check_command_names(args: MDict, names: dict[str, list[str]], creatures,
     if isinstance(name, str) and name not in creatures:
         problems.append(args.value_mark("creature").problem(
             f"no creature named '{name}' in this scene{did_you_mean(name, creatures)}", f"{path}.creature"))
+
+
+# A run longer than this cannot finish in a useful time or memory: a mistyped dt, h or
+# duration (1e-9 for 1e-3, 1e9 for 1e3) must not look like a hung job.
+MAX_FRAMES = 10**7  # recorded frames and controller calls: hours of simulated time at 1/240 s
+MAX_FIXED_STEPS = 10**10  # fixed-step integrator steps: hours of CPU at microseconds a step
+
+
+def run_length(duration: float, dt: float, h: float | None, integrator: str) -> str | None:
+    """Why a run of `duration` seconds is too long to attempt, or None when it is fine."""
+    frames = duration / dt
+    if frames > MAX_FRAMES:
+        return (f"{duration:g} s at dt = {dt:g} s is {frames:.3g} frames, more than the "
+                f"{MAX_FRAMES:.0e} a run can take; raise dt or shorten the run")
+    steps = duration / h if h else frames
+    if integrator != "rkf45" and steps > MAX_FIXED_STEPS:
+        return (f"{duration:g} s at h = {h:g} s is {steps:.3g} integrator steps, more than the "
+                f"{MAX_FIXED_STEPS:.0e} a run can take; raise h or shorten the run")
+    return None

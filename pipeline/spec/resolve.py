@@ -211,4 +211,10 @@ def _simulation(doc, problems) -> SimulationSettings:
             f"the integrator step h ({si['h']:g} s) is larger than the frame step dt ({si['dt']:g} s)",
             "simulation.h"))
     defaults = SimulationSettings()
-    return SimulationSettings(**{k: si.get(k, getattr(defaults, k)) for k in defaults.__dataclass_fields__})
+    settings = SimulationSettings(**{k: si.get(k, getattr(defaults, k)) for k in defaults.__dataclass_fields__})
+    if settings.duration > 0 and settings.dt > 0 and (settings.h or 1) > 0:
+        too_long = checks.run_length(settings.duration, settings.dt, settings.h, settings.integrator)
+        if too_long:
+            problems.append(sim.value_mark("duration" if "duration" in sim else "dt").problem(
+                too_long, "simulation.duration" if "duration" in sim else "simulation.dt"))
+    return settings
