@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import signal
 import sys
 import time
@@ -19,7 +20,7 @@ from pathlib import Path
 from pipeline.batch.executors import make_executor
 from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, Problem
 from pipeline.fileio import atomic_write_text
 
 SUMMARY_FIELDS = ("name", "status", "wall_s", "simulated_s", "mean_forward_speed", "final_position",
@@ -38,7 +39,7 @@ class BatchResult:
 
 def job_payload(job: Job, root: Path) -> dict:
     return {"name": job.name, "hash": job.hash, "source": job.source, "params": job.params,
-            "out_dir": str(job.out_dir(root).resolve())}
+            "out_dir": str(job.out_dir(root).resolve()), "origin": job.origin}
 
 
 def _row(job: Job, root: Path, status: str, wall: float = 0.0, message: str = "") -> dict:
@@ -70,9 +71,16 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
               scheduler: str | None = None, timeout: float | None = None, force: bool = False,
               allow_outside: bool = False, quiet: bool = False) -> BatchResult:
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    pool = make_executor(executor, jobs, scheduler)  # a bad executor setting fails before any file is touched
+    check_batch_out(out)
     result = BatchResult(out=out)
     collected, invalid = collect_jobs(paths, allow_outside=allow_outside)
+    if not collected and not invalid:
+        raise CorpusError(f"nothing to run: no scene or sweep files in {', '.join(map(str, paths))}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CorpusError(Problem(f"cannot create the batch folder: {exc.strerror or exc}", str(out))) from exc
     for origin, message in invalid:
         result.rows.append({"name": Path(origin).stem, "status": "invalid", "wall_s": 0.0, "params": {},
                             "out_dir": "", "message": message})
@@ -93,7 +101,7 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
     bar = _progress(len(todo), quiet)
     t0 = time.perf_counter()
     try:
-        with make_executor(executor, jobs, scheduler) as pool:
+        with pool:
             for payload, outcome in pool.run([job_payload(j, out) for j in todo], timeout):
                 job = by_hash[payload["hash"]]
                 result.rows.append(_row(job, out, outcome.status, outcome.wall_s, outcome.message))
@@ -112,6 +120,19 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
         print(f"batch: {done} done, {cached} cached, {len(result.failed)} failed in "
               f"{time.perf_counter() - t0:.1f} s -> {out / 'batch.csv'}", file=sys.stderr)
     return result
+
+
+def check_batch_out(out: Path) -> None:
+    """The batch root must be a folder, and not the run directory of a `corpus run`, whose
+    files a batch summary would mix with."""
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise CorpusError(Problem("is a file, not a folder: the batch output folder "
+                                  f"{'' if existing == out else str(out) + ' '}cannot be made there",
+                                  str(existing)))
+    if (out / "manifest.json").is_file():
+        raise CorpusError(Problem("is the run directory of a `corpus run` (it has a manifest.json); "
+                                  "give the batch a folder of its own with --out", str(out)))
 
 
 def _progress(total: int, quiet: bool):
@@ -152,9 +173,9 @@ def _interrupt(signum, frame):
 def main(args) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a batch as cleanly as Ctrl-C
     if args.jobs is not None and args.jobs < 1:
-        raise CorpusError("--jobs must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
-        raise CorpusError("--timeout must be positive")
+        raise CorpusError(Problem(f"expected at least 1 job at once, got {args.jobs}", path="--jobs"))
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise CorpusError(Problem(f"expected a positive number of seconds, got {args.timeout:g}", path="--timeout"))
     result = run_batch(args.scenes, args.out, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
                        timeout=args.timeout, force=args.force, allow_outside=args.allow_outside, quiet=args.quiet)
     return 1 if result.failed else 0

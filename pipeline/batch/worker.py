@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, Problem
 
 _live: set[subprocess.Popen] = set()
 _live_lock = threading.Lock()
@@ -106,6 +106,35 @@ def run_job_process(job: dict, timeout: float | None) -> JobOutcome:
     return JobOutcome("failed", "\n".join(tail) or f"worker exited with status {proc.returncode}", wall)
 
 
+def located_in_origin(error: CorpusError, origin: str) -> CorpusError:
+    """A job runs from its expanded document, so its problems carry no file; point them at the
+    file the job came from, at the line of their field when that file has the field."""
+    from pipeline.batch.paths import parse_path
+    from pipeline.spec.loader import mark_at, read_file
+    from pipeline.spec.resolve import DICT_FILE
+
+    if not origin or not any(p.file and Path(p.file).name == DICT_FILE for p in error.problems):
+        return error
+    try:
+        doc = read_file(origin)
+    except CorpusError:
+        doc = None
+    problems = []
+    for p in error.problems:
+        if not (p.file and Path(p.file).name == DICT_FILE):
+            problems.append(p)
+            continue
+        try:
+            mark = mark_at(doc, parse_path(p.path)) if doc is not None and p.path else None
+        except CorpusError:
+            mark = None
+        if mark is None or mark is doc.mark:  # the field is not in that file (a sweep file)
+            problems.append(Problem(p.message, origin, path=p.path))
+        else:
+            problems.append(Problem(p.message, origin, mark.line, mark.col, p.path))
+    return type(error)(problems)
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -121,7 +150,7 @@ def main(argv: list[str]) -> int:
         run_scene(job["source"], job["out_dir"], quiet=True,
                   extra_manifest={"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]})
     except CorpusError as e:
-        print(str(e), file=sys.stderr)
+        print(str(located_in_origin(e, job.get("origin", ""))), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

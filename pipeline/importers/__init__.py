@@ -39,6 +39,8 @@ IMPORTERS = {".xml": ("MuJoCo MJCF", _mjcf), ".urdf": ("URDF", _urdf),
 def import_file(path, *, drop_unsupported: bool = False):
     """Convert `path` by its extension (see IMPORTERS)."""
     suffix = Path(path).suffix.lower()
+    if Path(path).is_dir():
+        raise CorpusError(Problem("is a folder; convert takes one model file", file=str(path)))
     if suffix not in IMPORTERS:
         known = ", ".join(sorted(IMPORTERS))
         raise CorpusError(Problem(f"no importer for {suffix or 'files without an extension'} "

@@ -26,9 +26,13 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
+    from pipeline.errors import CorpusError, Problem
     from pipeline.importers import import_file
     from pipeline.importers.output import write
 
+    if Path(args.output).resolve() == Path(args.model).resolve():
+        raise CorpusError(Problem("-o names the model file itself, which writing the YAML would "
+                                  "destroy; choose another output file", file=args.output))
     result = import_file(args.model, drop_unsupported=args.drop_unsupported)
     kind = write(result, Path(args.output), args.model, args.as_kind)
     log = getattr(result, "log", None)

@@ -82,6 +82,9 @@ def _scene(source, doc: MDict, kind: str, inc: Includes):
     return load_particle_scene(source, allow_outside=inc.allow_outside)
 
 
+DICT_FILE = "<dict>"  # the file name problems in a document given as a dict carry
+
+
 def _open(source, allow_outside, base_dir) -> tuple[MDict, Includes]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -92,7 +95,7 @@ def _open(source, allow_outside, base_dir) -> tuple[MDict, Includes]:
     if isinstance(source, dict):
         base = Path(base_dir) if base_dir is not None else Path.cwd()
         # a pseudo file inside base_dir, so relative paths in the dict resolve there
-        doc = source if isinstance(source, MDict) else from_plain(source, Mark(str(base / "<dict>"), None, None))
+        doc = source if isinstance(source, MDict) else from_plain(source, Mark(str(base / DICT_FILE), None, None))
         return doc, Includes(project_root(base), allow_outside)
     raise CorpusError(f"pipeline.load takes a path or a dict, not {type(source).__name__}")
 
