@@ -20,10 +20,22 @@ def run(scene, duration):
     return sim, sim.run(duration=duration, progress=False)
 
 
+def heading(quat):
+    """Unit ground-plane direction of the body's x axis (forward) for (T, 4) quaternions."""
+    w, x, y, z = quat.T
+    fx, fy = 1 - 2 * (y * y + z * z), 2 * (x * y + w * z)
+    return np.stack([fx, fy], axis=-1) / np.hypot(fx, fy)[:, None]
+
+
 def forward_speed(rec, t0=0.5, t1=2.5):
+    """Mean speed of the abdomen along its mean heading over [t0, t1] (the roach may turn
+    while it starts, so "forward" is the body's, not the world's x)."""
     i0, i1 = np.searchsorted(rec.time, [t0 - 1e-9, t1 - 1e-9])
-    x = rec.body_pos[:, rec.body_index("abdomen"), 0]
-    return (x[i1] - x[i0]) / (rec.time[i1] - rec.time[i0])
+    b = rec.body_index("abdomen")
+    direction = heading(rec.body_quat[i0:i1 + 1, b]).mean(axis=0)
+    direction /= np.linalg.norm(direction)
+    step = rec.body_pos[i1, b, :2] - rec.body_pos[i0, b, :2]
+    return float(step @ direction) / (rec.time[i1] - rec.time[i0])
 
 
 def roll_pitch(quat):
@@ -47,6 +59,13 @@ def test_d2_drop_and_stand():
     roll, pitch = roll_pitch(rec.body_quat[settled, rec.body_index("abdomen")])
     assert np.abs(roll).max() < 0.1 and np.abs(pitch).max() < 0.5
     assert rec.channels["gait_swing"].sum() == 0  # parked gait
+    # only the tarsi (leg_xx3, leg_xx4) carry ground force, at most the abdomen tip besides
+    from pipeline.physics.contact.channels import body_contact_forces
+
+    fz = body_contact_forces(sim)[:, 5]
+    touching = {sim.model.body_names[b] for b in np.flatnonzero(fz > 1e-9)}
+    assert touching - {"abdomen"} <= {f"leg_{leg}{i}" for leg in ("fl", "fr", "ml", "mr", "bl", "br") for i in (3, 4)}
+    assert fz.sum() == pytest.approx(sim.model.total_mass * 9.8, rel=0.05)
 
 
 def test_d3_tripod_sliding_friction(tripod):
@@ -69,8 +88,8 @@ def test_d4_sticky_feet_faster_than_sliding(tripod):
 
 def test_d6_wave_gait_crosses_rough_terrain():
     _, rec = run("roach_wave_terrain.yaml", 4.0)
-    x = rec.body_pos[:, rec.body_index("abdomen"), 0]
-    assert x[-1] - x[0] >= 0.029  # at least one body length (2.9 cm)
+    b = rec.body_index("abdomen")
+    assert np.linalg.norm(rec.body_pos[-1, b, :2] - rec.body_pos[0, b, :2]) >= 0.029  # a body length
     roll, pitch = roll_pitch(rec.body_quat[:, rec.body_index("abdomen")])
     assert np.abs(roll).max() < np.pi / 4 and np.abs(pitch).max() < np.pi / 4
     assert rec.channels["gait_swing"].sum(axis=1).max() == 1  # one leg steps at a time
