@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from pipeline import __version__
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, interrupted, note_interrupt, raise_if_interrupted
 
 # name -> (module with add_parser/main, one-line help shown by `corpus --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,22 +52,36 @@ def print_problems(error: CorpusError) -> None:
             print(f"error: {problem.path + ': ' if problem.path else ''}{problem.message}", file=sys.stderr)
 
 
+def _interrupted() -> int:
+    print("interrupted", file=sys.stderr)
+    return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     selected = next((a for a in argv if not a.startswith("-")), None)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, note_interrupt)
     try:
         parser = build_parser(selected if selected in COMMANDS else None)
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return 2
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        raise_if_interrupted()
+        return status
     except CorpusError as error:
+        if interrupted():
+            return _interrupted()
         print_problems(error)
         return 1
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
+    except Exception:
+        if interrupted():  # a library turned the KeyboardInterrupt into something else
+            return _interrupted()
+        raise
     except BrokenPipeError:
         # the reader went away (`corpus info x.yaml | head`): silence the flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -53,3 +53,28 @@ class CorpusError(Exception):
 
 class SimulationError(CorpusError):
     """The simulation became unstable (NaN/inf or step-size underflow); says when and where."""
+
+
+# Ctrl-C that a library swallows still counts. A KeyboardInterrupt raised while numba loads or
+# compiles a kernel can come out as another exception or be caught and lost, after which the
+# command would run on to the end and replace the outputs it was told to abandon. The
+# commands' signal handler counts interrupts here; `run` checks before it publishes, and the
+# CLI turns any outcome after an interrupt into exit status 130.
+_interrupts = 0
+
+
+def note_interrupt(signum=None, frame=None):
+    """Signal handler (SIGINT, SIGTERM): remember the interrupt, then raise it as usual."""
+    global _interrupts
+    _interrupts += 1
+    raise KeyboardInterrupt
+
+
+def interrupted() -> bool:
+    return _interrupts > 0
+
+
+def raise_if_interrupted() -> None:
+    """Raise KeyboardInterrupt if an interrupt arrived and was swallowed on the way."""
+    if _interrupts:
+        raise KeyboardInterrupt

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.errors import CorpusError, Problem
+from pipeline.errors import CorpusError, Problem, raise_if_interrupted
 from pipeline.fileio import atomic_write_text
 
 OUTPUT_ROOT = Path("outputs")
@@ -89,6 +89,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         t = time.perf_counter()
         sim = pipeline.compile(scene)
         timings["compile_s"] = time.perf_counter() - t
+        raise_if_interrupted()  # numba may have swallowed it while loading the kernels
 
         t = time.perf_counter()
         recording = sim.run(duration=duration, progress=None if not quiet else False)
@@ -115,6 +116,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
             "files": sorted(p.name for p in stage.iterdir()),
             **(extra_manifest or {}),
         }
+        raise_if_interrupted()  # an interrupt a library swallowed must not publish
         _publish(stage, out_dir, manifest)
     finally:
         shutil.rmtree(stage, ignore_errors=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from pipeline.batch.executors import make_executor
 from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
-from pipeline.errors import CorpusError, Problem
+from pipeline.errors import CorpusError, Problem, note_interrupt
 from pipeline.fileio import atomic_write_text
 
 SUMMARY_FIELDS = ("name", "status", "wall_s", "simulated_s", "mean_forward_speed", "final_position",
@@ -166,12 +166,8 @@ def add_parser(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(args) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops a batch as cleanly as Ctrl-C
+    signal.signal(signal.SIGTERM, note_interrupt)  # `kill` stops a batch as cleanly as Ctrl-C
     if args.jobs is not None and args.jobs < 1:
         raise CorpusError(Problem(f"expected at least 1 job at once, got {args.jobs}", path="--jobs"))
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.errors import CorpusError, Problem
+from pipeline.errors import CorpusError, Problem, note_interrupt
 
 _live: set[subprocess.Popen] = set()
 _live_lock = threading.Lock()
@@ -135,12 +135,8 @@ def located_in_origin(error: CorpusError, origin: str) -> CorpusError:
     return type(error)(problems)
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str]) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)  # so run_scene's cleanup runs when a batch stops us
+    signal.signal(signal.SIGTERM, note_interrupt)  # so run_scene's cleanup runs when a batch stops us
     from pipeline.run import run_scene
 
     with open(argv[0]) as f:
