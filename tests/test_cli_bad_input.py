@@ -338,6 +338,36 @@ def test_batch_failed_job_is_located_in_its_scene_file(corpus, project):
     assert not (job_dir / "manifest.json").exists()
 
 
+SWEEP = "sweep: s\nscene: ../tiny.yaml\nparameters:\n  {path}: {values}\n"
+
+
+@pytest.mark.parametrize("path, values, message", [
+    ("simulation.nosuch", "[1]", ":4:3: parameters.simulation.nosuch: sweep variant tiny__nosuch=1: unknown "
+                                 "key 'nosuch'; expected one of: duration, dt,"),
+    ("simulation.dt", "[abc]", ":4:3: parameters.simulation.dt: sweep variant tiny__dt=abc: expected a time"),
+    ("creatures[zzz].at", "[1]", ":4:3: parameters.creatures[zzz].at: sweep variant tiny__at=1: sweep path "
+                                 "'creatures[zzz].at': no item named 'zzz'"),
+])
+@pytest.mark.parametrize("command", ["validate", "batch"])
+def test_sweep_variant_problems_point_at_the_parameter(corpus, project, command, path, values, message):
+    sweep = write(project, "sweep.yaml", SWEEP.format(path=path, values=values))
+    status, err = corpus(command, sweep, *(["--out", "outputs/batch_sweep", "--quiet"] if command == "batch" else []))
+    assert status == 1
+    if command == "batch":
+        (row,) = json.loads((project / "outputs/batch_sweep/batch.json").read_text())
+        assert row["status"] == "invalid"
+        err = row["message"]
+    assert f"{sweep}{message}" in err
+
+
+def test_sweep_of_a_missing_scene(corpus, project):
+    sweep = write(project, "sweep.yaml", SWEEP.replace("../tiny.yaml", "../nothere.yaml").format(
+        path="simulation.dt", values="[0.01]"))
+    status, out = corpus("validate", sweep)
+    assert status == 1
+    assert out.startswith(f"{sweep}:2:8: scene: file not found: '../nothere.yaml'")
+
+
 # --- convert ---
 
 GOOD_MJCF = ('<mujoco><worldbody><body name="a" pos="0 0 1"><freejoint/>'

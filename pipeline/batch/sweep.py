@@ -24,7 +24,8 @@ import numpy as np
 from pipeline.batch.jobs import Job, job_name
 from pipeline.batch.paths import set_path
 from pipeline.errors import CorpusError, Problem
-from pipeline.spec.loader import plain
+from pipeline.spec.includes import Includes, project_root
+from pipeline.spec.loader import MDict, plain
 
 SCENE_SUFFIXES = (".yaml", ".yml")
 
@@ -80,7 +81,8 @@ def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
     doc = read_file(path)
     if isinstance(doc.get("sweep"), str):  # a sweep file naming its scene
         validate_document(path)
-        scene_path = (Path(path).parent / doc["scene"]).resolve()
+        includes = Includes(project_root(Path(path).resolve().parent), allow_outside)
+        scene_path = includes.locate(doc["scene"], doc.value_mark("scene"), "scene")
         block = doc
     else:
         scene_path, block = path, doc.get("sweep")
@@ -91,12 +93,43 @@ def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
     jobs = []
     for assignment in expand_parameters(block):
         doc_i = copy.deepcopy(source)
+        variant = job_name(base.name, assignment)
         for p, value in assignment.items():
-            set_path(doc_i, p, plain(value))
-        scene_i = load_scene(doc_i, allow_outside=allow_outside)
+            try:
+                set_path(doc_i, p, plain(value))
+            except CorpusError as error:
+                raise located_in_sweep(error, block, variant, p) from None
+        try:
+            scene_i = load_scene(doc_i, allow_outside=allow_outside)
+        except CorpusError as error:
+            raise located_in_sweep(error, block, variant) from None
         jobs.append(Job(job_name(base.name, assignment), scene_i.source, base.files,
                         {p: plain(v) for p, v in assignment.items()}, str(path)))
     return jobs
+
+
+def located_in_sweep(error: CorpusError, block, variant: str, parameter: str = "") -> CorpusError:
+    """A variant's problems are in its expanded document, which has no file: point them at
+    the sweep `parameter` at fault, or the one that produced the field, else `parameters:`."""
+    from pipeline.spec.resolve import DICT_FILE
+
+    params = block.get("parameters") if isinstance(block, MDict) else None
+    problems = []
+    for p in error.problems:
+        if p.file and Path(p.file).name != DICT_FILE:
+            problems.append(p)
+            continue
+        swept = [parameter] if parameter in (params or {}) else [
+            k for k in (params or {})
+            if p.path == k or p.path.startswith((k + ".", k + "[")) or k.startswith((p.path + ".", p.path + "["))]
+        if swept:
+            mark, where = params.key_mark(swept[0]), f"parameters.{swept[0]}"
+        else:  # mode list names its fields under runs:
+            where = next((k for k in ("parameters", "runs") if k in block), "")
+            mark = block.value_mark(where) if where else block.mark
+        field = f" ({p.path})" if p.path and not swept else ""
+        problems.append(mark.problem(f"sweep variant {variant}{field}: {p.message}", where))
+    return CorpusError(problems)
 
 
 def collect_jobs(paths: list[str], *, allow_outside: bool = False) -> tuple[list[Job], list[tuple[str, str]]]:

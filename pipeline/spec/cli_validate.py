@@ -3,6 +3,7 @@
 Folders are searched recursively for *.yaml / *.yml. Every problem of every file is
 reported; the exit status is 0 only when all files are valid. Validation reads files and
 schemas only: it never imports or runs user code (Python controllers are just names here).
+A sweep (a file of its own or a scene's `sweep:` block) is valid when every variant loads.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem
+from pipeline.spec.loader import read_file
 from pipeline.spec.resolve import validate_document
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -54,7 +56,12 @@ def validate_paths(paths, allow_outside: bool = False) -> tuple[int, list[Proble
     files, problems = yaml_files(paths)
     for file in files:
         try:
-            validate_document(file, allow_outside=allow_outside)
+            kind = validate_document(file, allow_outside=allow_outside)
+            if kind == "sweep" or (kind == "scene" and "sweep" in read_file(file)):
+                # every variant must load too; loading runs no user code
+                from pipeline.batch.sweep import jobs_from_file
+
+                jobs_from_file(file, allow_outside=allow_outside)
         except CorpusError as error:
             problems.extend(p for p in error.problems if p not in problems)
     return len(files), problems
