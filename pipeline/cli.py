@@ -68,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        status = int(args.func(args) or 0)
+        try:
+            status = int(args.func(args) or 0)
+        except SystemExit as exc:  # commands return their status; only user code exits
+            raise CorpusError(f"stopped before it finished: user code (a Python controller?) called "
+                              f"sys.exit({exc.code!r})") from None
         raise_if_interrupted()
         return status
     except CorpusError as error:

@@ -248,6 +248,14 @@ def test_run_python_controller_that_fails(corpus, project, monkeypatch, target, 
     assert corpus("run", path, "--out", "outputs/tiny", "--quiet") == (1, f"{path}:7:5: {message}\n")
 
 
+def test_run_python_controller_that_calls_sys_exit(corpus, project, monkeypatch):
+    (project / "exitctrl_h9.py").write_text("import sys\n\ndef step(sim, t, params):\n    sys.exit(0)\n")
+    monkeypatch.syspath_prepend(str(project))
+    path = write(project, "exit.yaml", python_scene("exit", "exitctrl_h9:step"))
+    assert corpus("run", path, "--out", "outputs/tiny", "--quiet") == (
+        1, "error: stopped before it finished: user code (a Python controller?) called sys.exit(0)\n")
+
+
 # --- render: run directories that are not, or are damaged ---
 
 @pytest.fixture
@@ -366,6 +374,17 @@ def test_sweep_of_a_missing_scene(corpus, project):
     status, out = corpus("validate", sweep)
     assert status == 1
     assert out.startswith(f"{sweep}:2:8: scene: file not found: '../nothere.yaml'")
+
+
+def test_batch_job_that_hangs_is_stopped_and_reported(corpus, project):
+    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000"))
+    status, err = corpus("batch", "long.yaml", "--timeout", "2", "--out", "outputs/batch_hang", "--jobs", "1")
+    assert status == 1
+    assert "tiny: timeout: long.yaml: timed out after 2 s (--timeout); the job was stopped\n" in err
+    (row,) = json.loads((project / "outputs/batch_hang/batch.json").read_text())
+    assert row["status"] == "timeout"
+    assert not (project / row["out_dir"]).exists()
+    assert not list((project / "outputs/batch_hang").glob(".*partial*"))
 
 
 # --- convert ---

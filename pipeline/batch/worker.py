@@ -88,7 +88,9 @@ def run_job_process(job: dict, timeout: float | None) -> JobOutcome:
             proc.kill()
             proc.communicate()
             _remove_staging(job["out_dir"])
-            return JobOutcome("timeout", f"timed out after {timeout:g} s", time.perf_counter() - t)
+            where = f"{job['origin']}: " if job.get("origin") else ""
+            return JobOutcome("timeout", f"{where}timed out after {timeout:g} s (--timeout); the job was stopped",
+                              time.perf_counter() - t)
         finally:
             with _live_lock:
                 _live.discard(proc)
