@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DEMO ?= scenes/box_drop.yaml
+DEMO ?= scenes/roach_tripod.yaml
 
 .PHONY: demo test test-all install bench clean docs
 
