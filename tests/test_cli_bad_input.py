@@ -166,6 +166,16 @@ def test_missing_and_folder_arguments(corpus, project):
     assert corpus("convert", "outputs", "-o", "x.yaml") == (1, "outputs: is a folder; convert takes one model file\n")
 
 
+def test_devices_and_pipes_are_refused_not_read_forever(corpus, project, tmp_path):
+    fifo = tmp_path / "scene.yaml"
+    os.mkfifo(fifo)
+    for target in ("/dev/zero", str(fifo)):
+        for cmd in ("validate", "info", "run"):
+            status, out = corpus(cmd, target)
+            assert status == 1
+            assert f"{target}: refused: this is a device or a pipe, not a file\n" in out
+
+
 def test_unreadable_file(project, capsys, monkeypatch):
     import tempfile
 

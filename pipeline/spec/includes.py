@@ -61,7 +61,7 @@ class Includes:
                 f"refused: '{value}' is outside the project ({self.root}) and the bundled "
                 "creatures/environments; pass --allow-outside to permit it", path))
         if target.is_dir():
-            raise CorpusError(mark.problem(f"'{value}' is a folder ({target}); include a YAML file", path))
+            raise CorpusError(mark.problem(f"'{value}' is a folder ({target}), not a file", path))
         if not target.is_file():
             hint = ""
             if target.parent.is_dir():

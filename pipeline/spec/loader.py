@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import stat
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,10 +330,14 @@ def read_file(path: str | os.PathLike) -> MDict:
     path = Path(path)
     file = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        info = path.stat()
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            # /dev/zero never ends, a pipe blocks or cannot be read twice (includes, hashes)
             raise CorpusError(Mark(file, None, None).problem(
-                f"refused: the file is {size / 2**20:.1f} MB; YAML files may be at most "
+                "refused: this is a device or a pipe, not a file"))
+        if info.st_size > MAX_FILE_BYTES:
+            raise CorpusError(Mark(file, None, None).problem(
+                f"refused: the file is {info.st_size / 2**20:.1f} MB; YAML files may be at most "
                 f"{MAX_FILE_BYTES // 2**20} MB"))
         data = path.read_bytes()
     except CorpusError:
