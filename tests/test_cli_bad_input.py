@@ -336,6 +336,9 @@ def test_batch_bad_flags_and_folders_touch_nothing(corpus, project):
         1, "error: --timeout: expected a positive number of seconds, got nan\n")
     assert corpus("batch", "tiny.yaml", "--scheduler", "tcp://127.0.0.1:1", "--out", "outputs/batch_keep") == (
         1, "error: --scheduler needs --executor dask\n")
+    assert corpus("batch", "tiny.yaml", "--executor", "dask", "--scheduler", "nonsense", "--out",
+                  "outputs/batch_keep") == (
+        1, "error: cannot reach the Dask scheduler nonsense: missing port number in address 'nonsense'\n")
     assert (summary / "batch.csv").read_text() == "an earlier summary\n"
     assert corpus("batch", "tiny.yaml", "--out", "notes.txt") == (
         1, "notes.txt: is a file, not a folder: the batch output folder cannot be made there\n")

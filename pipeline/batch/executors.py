@@ -58,7 +58,7 @@ class DaskExecutor:
                 self._cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
                                              dashboard_address=None, silence_logs=40)
                 self._client = Client(self._cluster)
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:  # ValueError: a malformed address
             raise CorpusError(f"cannot reach the Dask scheduler {self.scheduler or '(local cluster)'}: {e}") from None
         return self
 

@@ -95,13 +95,13 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
             result.rows.append(_row(job, out, "cached"))
         else:
             todo.append(job)
-    write_summary(result)
 
     by_hash = {j.hash: j for j in todo}
     bar = _progress(len(todo), quiet)
     t0 = time.perf_counter()
     try:
-        with pool:
+        with pool:  # connected: from here on the summary is this batch's
+            write_summary(result)
             for payload, outcome in pool.run([job_payload(j, out) for j in todo], timeout):
                 job = by_hash[payload["hash"]]
                 result.rows.append(_row(job, out, outcome.status, outcome.wall_s, outcome.message))
