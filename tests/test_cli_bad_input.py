@@ -466,3 +466,14 @@ def test_ctrl_c_mid_render_keeps_the_run(project):
     status, err = interrupt_when(proc, lambda: any((project / "rendered").glob("frames/*.png")))
     assert (status, err) == (130, "interrupted\n")
     assert tree_hash(run_dir) == before
+
+
+def test_ctrl_c_mid_batch_leaves_no_job_looking_done(project):
+    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000"))
+    out = project / "outputs/batch_int"
+    proc = subprocess.Popen([*CORPUS, "batch", "long.yaml", "--out", "outputs/batch_int", "--jobs", "1", "--quiet"],
+                            cwd=project, stderr=subprocess.PIPE, text=True)
+    status, err = interrupt_when(proc, lambda: any(out.glob(".*.partial-*")))
+    assert (status, err) == (130, "interrupted\n")
+    assert not list(out.glob("*/manifest.json"))
+    assert not list(out.glob(".*.partial-*"))  # the job was stopped and cleaned up before the batch exited
