@@ -423,6 +423,27 @@ def test_convert_bad_models_and_outputs(corpus, project):
     assert not (project / "out.yaml").exists()
 
 
+@pytest.mark.parametrize("name, text, message", [
+    ("nan_mass.urdf", '<robot name="r"><link name="a"><inertial><mass value="abc"/></inertial></link></robot>',
+     ":1:42: <mass value>: expected numbers, got 'abc'"),
+    ("zero_axis.urdf", '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute">'
+                       '<parent link="a"/><child link="b"/><axis xyz="0 0 0"/></joint></robot>',
+     ":1:116: <axis xyz>: the joint axis must not be zero, got '0 0 0'"),
+    ("zero_axis.xml", '<mujoco><worldbody><body name="a"><joint type="hinge" axis="0 0 0"/>'
+                      '<geom type="sphere" size=".1"/></body></worldbody></mujoco>',
+     ":1:35: <joint axis>: the joint axis must not be zero, got '0 0 0'"),
+    ("short_box.xml", '<mujoco><worldbody><body name="a"><freejoint/><geom type="box" size=".1"/></body>'
+                      '</worldbody></mujoco>', ":1:47: <geom size>: a box needs 3 size numbers, got '.1'"),
+    ("bad_damping.xml", '<mujoco><worldbody><body name="a"><joint type="hinge" damping="lots"/>'
+                        '<geom type="sphere" size=".1"/></body></worldbody></mujoco>',
+     ":1:35: <joint damping>: expected numbers, got 'lots'"),
+])
+def test_convert_bad_attribute_values_are_located(corpus, project, name, text, message):
+    model = write(project, name, text)
+    assert corpus("convert", model, "-o", "out.yaml") == (1, f"{model}{message}\n")
+    assert not (project / "out.yaml").exists()
+
+
 # --- the console script end to end, and Ctrl-C ---
 
 def test_console_script_prints_no_traceback(project):

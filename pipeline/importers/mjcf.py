@@ -21,7 +21,7 @@ from pipeline.importers.links import (Actuator, GeomDef, ImportLog, ImportResult
 from pipeline.importers.massprops import (combine, mesh_volume_inertia, primitive_volume_inertia,
                                           principal)
 from pipeline.importers.meshes import load_mesh
-from pipeline.importers.xmltree import Element, floats, parse_xml
+from pipeline.importers.xmltree import Element, attr_number, floats, parse_xml
 
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper",
                  "cylinder", "muscle", "adhesion")
@@ -45,7 +45,7 @@ class Compiler:
         self.degrees = a.get("angle", "degree") == "degree"
         self.eulerseq = a.get("eulerseq", "xyz")
         self.inertiafromgeom = a.get("inertiafromgeom", "auto")
-        self.settotalmass = float(a.get("settotalmass", "-1"))
+        self.settotalmass = attr_number(el, "settotalmass", "-1", a)
         self.autolimits = a.get("autolimits", "true") == "true"
         asset_dir = model_dir / a.get("assetdir", "")
         self.meshdir = asset_dir / a.get("meshdir", "") if "meshdir" in a else asset_dir
@@ -212,9 +212,9 @@ class MjcfImporter:
         if "gravity" in a:
             self.gravity = tuple(floats(a["gravity"], 3, el, "gravity"))
         if "timestep" in a:
-            self.timestep = float(a["timestep"])
+            self.timestep = attr_number(el, "timestep", None, a)
         for medium in ("density", "viscosity"):
-            if float(a.get(medium, "0")) != 0.0:
+            if attr_number(el, medium, "0", a) != 0.0:
                 self.log.unsupported_feature(el, f"fluid {medium} (MuJoCo's medium forces) is not "
                                                  "imported; corpus water is part of the environment",
                                              medium)
@@ -231,7 +231,7 @@ class MjcfImporter:
 
     def _tendon(self, el: Element) -> None:
         a = self.defaults.attrs(el, "main")
-        forces = [k for k in ("stiffness", "damping", "frictionloss") if float(a.get(k, "0")) != 0]
+        forces = [k for k in ("stiffness", "damping", "frictionloss") if attr_number(el, k, "0", a) != 0]
         limited = a.get("limited", "auto")
         if (limited == "true" or (limited == "auto" and "range" in a)) and not (
                 {"constraint", "limit"} & self.disabled):
@@ -318,7 +318,7 @@ class MjcfImporter:
         childclass = el.get("childclass", childclass)
         if el.get("mocap") == "true":
             self.log.unsupported_feature(el, "mocap bodies are not supported", "mocap")
-        if float(el.get("gravcomp", "0")) != 0.0:
+        if attr_number(el, "gravcomp", "0") != 0.0:
             self.log.unsupported_feature(el, "gravity compensation is not supported", "gravcomp")
         body_frame = parent_anchor * self.frame(el, el.attrib)
         body_name = el.get("name") or f"body{len(self.used_names)}"
@@ -379,14 +379,16 @@ class MjcfImporter:
         angular = mj_type in ("hinge", "ball")
         conv = self.compiler.angle if angular else float
         axis = floats(a.get("axis", "0 0 1"), 3, el, "axis")
+        if not np.linalg.norm(axis) > 0:
+            raise CorpusError(el.problem(f"the joint axis must not be zero, got {a.get('axis')!r}", "axis"))
         axis = axis / np.linalg.norm(axis)
-        ref = conv(float(a.get("ref", "0"))) if mj_type in ("hinge", "slide") else 0.0
+        ref = conv(attr_number(el, "ref", "0", a)) if mj_type in ("hinge", "slide") else 0.0
         j = JointDef(kind, name=a.get("name", ""), axis=tuple(axis), offset=ref,
-                     damping=float(a.get("damping", "0")),
-                     stiffness=float(a.get("stiffness", "0")),
-                     armature=float(a.get("armature", "0")))
+                     damping=attr_number(el, "damping", "0", a),
+                     stiffness=attr_number(el, "stiffness", "0", a),
+                     armature=attr_number(el, "armature", "0", a))
         if mj_type in ("hinge", "slide"):
-            j.spring_rest = conv(float(a.get("springref", "0"))) - ref
+            j.spring_rest = conv(attr_number(el, "springref", "0", a)) - ref
         elif j.stiffness:
             self.log.unsupported_feature(el, f"stiffness on a {mj_type} joint is not supported",
                                          "stiffness")
@@ -402,7 +404,7 @@ class MjcfImporter:
             else:
                 self.log.unsupported_feature(el, f"a limited {mj_type} joint (cone limit) is not "
                                                  "supported", "range")
-        if float(a.get("frictionloss", "0")) != 0.0 and not {"constraint", "frictionloss"} & self.disabled:
+        if attr_number(el, "frictionloss", "0", a) != 0.0 and not {"constraint", "frictionloss"} & self.disabled:
             self.log.unsupported_feature(el, "dry joint friction (frictionloss) is not supported",
                                          "frictionloss")
         if "springdamper" in a:
@@ -421,6 +423,10 @@ class MjcfImporter:
         size = np.zeros(3)
         given = floats(a.get("size", "0 0 0"), None, el, "size")
         size[:len(given)] = given[:3]
+        need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0) - ("fromto" in a)
+        if len(given) < need:
+            raise CorpusError(el.problem(f"a {gtype} needs {need} size number{'s' * (need > 1)}, "
+                                         f"got {a.get('size', '')!r}", "size"))
         frame = self.frame(el, a)
         if "fromto" in a:
             ft = floats(a["fromto"], 6, el, "fromto")
@@ -435,8 +441,8 @@ class MjcfImporter:
         colliding = not (a.get("contype", "1") == "0" and a.get("conaffinity", "1") == "0"
                          or {"contact", "constraint"} & self.disabled)
         name = safe_name(a["name"]) if "name" in a else ""
-        density = float(a.get("density", "1000"))
-        mass = float(a["mass"]) if "mass" in a else None
+        density = attr_number(el, "density", "1000", a)
+        mass = attr_number(el, "mass", None, a) if "mass" in a else None
         if gtype in SHAPES:
             volume, unit_inertia = primitive_volume_inertia(gtype, size)
             shape_size = {
@@ -497,7 +503,7 @@ class MjcfImporter:
         if from_geoms:
             mass, com, inertia = combine(parts)
         elif inertial is not None:
-            mass = float(inertial.get("mass"))
+            mass = attr_number(inertial, "mass")
             f = self.frame(inertial, inertial.attrib)
             if "fullinertia" in inertial.attrib:
                 xx, yy, zz, xy, xz, yz = floats(inertial.get("fullinertia"), 6, inertial,

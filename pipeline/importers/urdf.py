@@ -16,7 +16,7 @@ from pipeline.errors import CorpusError
 from pipeline.importers.frames import Frame, quat_from_axis_angle, quat_mul, quat_to_mat
 from pipeline.importers.links import (GeomDef, ImportLog, ImportResult, JointDef, Link,
                                       creature_document, safe_name)
-from pipeline.importers.xmltree import Element, floats, parse_xml
+from pipeline.importers.xmltree import Element, attr_number, floats, parse_xml
 
 JOINT_TYPES = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "fixed": "fixed", "floating": "free"}
@@ -123,15 +123,18 @@ class UrdfImporter:
             axis_el = j.find("axis")
             axis = floats(axis_el.get("xyz"), 3, axis_el, "xyz") if axis_el is not None \
                 else np.array([1.0, 0.0, 0.0])
+            if not np.linalg.norm(axis) > 0:
+                raise CorpusError(axis_el.problem(f"the joint axis must not be zero, got {axis_el.get('xyz')!r}",
+                                                  "xyz"))
             jd.axis = tuple(axis / np.linalg.norm(axis))
         limit = j.find("limit")
         # a hard stop becomes corpus's limit spring-damper with MuJoCo's default softness
         if limit is not None and jtype in ("revolute", "prismatic"):
-            jd.range = (float(limit.get("lower", "0")), float(limit.get("upper", "0")))
+            jd.range = (attr_number(limit, "lower", "0"), attr_number(limit, "upper", "0"))
         dynamics = j.find("dynamics")
         if dynamics is not None:
-            jd.damping = float(dynamics.get("damping", "0"))
-            if float(dynamics.get("friction", "0")) != 0.0:
+            jd.damping = attr_number(dynamics, "damping", "0")
+            if attr_number(dynamics, "friction", "0") != 0.0:
                 self.log.unsupported_feature(dynamics, "dry joint friction is not supported",
                                              "friction")
         for c in j.children:
@@ -150,9 +153,9 @@ class UrdfImporter:
         if inertial is not None:
             f = origin_frame(inertial.find("origin"))
             mass_el, i = inertial.find("mass"), inertial.find("inertia")
-            link.mass = float(mass_el.get("value")) if mass_el is not None else 0.0
+            link.mass = attr_number(mass_el, "value") if mass_el is not None else 0.0
             if i is not None:
-                g = {k: float(i.get(k, "0")) for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
+                g = {k: attr_number(i, k, "0") for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
                 local = np.array([[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]],
                                   [g["ixz"], g["iyz"], g["izz"]]])
                 link.inertia = f.rot @ local @ f.rot.T
@@ -180,9 +183,9 @@ class UrdfImporter:
             size = [float(x) for x in floats(shape.get("size"), 3, shape, "size")]
             return GeomDef("box", size, frame, rgba, not visual, name)
         if shape.tag == "sphere":
-            return GeomDef("sphere", float(shape.get("radius")), frame, rgba, not visual, name)
+            return GeomDef("sphere", attr_number(shape, "radius"), frame, rgba, not visual, name)
         if shape.tag in ("cylinder", "capsule"):
-            radius, length = float(shape.get("radius")), float(shape.get("length"))
+            radius, length = attr_number(shape, "radius"), attr_number(shape, "length")
             return GeomDef(shape.tag, {"radius": radius, "length": length}, frame, rgba,
                            not visual, name)
         if shape.tag == "mesh":

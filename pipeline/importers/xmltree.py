@@ -80,3 +80,12 @@ def floats(text: str | None, n: int | None = None, element: Element | None = Non
     if n is not None and len(values) < n:
         raise CorpusError(element.problem(f"expected {n} numbers, got {text!r}", attr))
     return values
+
+
+def attr_number(element: Element, attr: str, default: str | None = None, attrs: dict | None = None) -> float:
+    """One numeric attribute (from `attrs` when given: defaults merged in), located when it is
+    not a number."""
+    text = (element.attrib if attrs is None else attrs).get(attr, default)
+    if text is None:
+        raise CorpusError(element.problem(f"missing the {attr} attribute", attr))
+    return float(floats(text, 1, element, attr)[0])
