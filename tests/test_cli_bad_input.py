@@ -381,6 +381,12 @@ def test_sweep_variant_problems_point_at_the_parameter(corpus, project, command,
     assert f"{sweep}{message}" in err
 
 
+def test_run_of_a_sweep_points_to_batch(corpus, project):
+    sweep = write(project, "sweep.yaml", SWEEP.format(path="simulation.dt", values="[0.01]"))
+    assert corpus("run", sweep) == (1, f"{sweep}:1:1: expected a scene or a creature, but this is a sweep "
+                                       "document; run a sweep with `corpus batch`\n")
+
+
 def test_sweep_of_a_missing_scene(corpus, project):
     sweep = write(project, "sweep.yaml", SWEEP.replace("../tiny.yaml", "../nothere.yaml").format(
         path="simulation.dt", values="[0.01]"))

@@ -41,7 +41,8 @@ def load_scene(source, *, allow_outside: bool = False, base_dir=None) -> Scene:
     kind = check_kind(doc)
     if kind not in ("scene", "creature"):
         raise CorpusError(doc.mark.problem(
-            f"expected a scene or a creature, but this is {checks.article(kind)} document"))
+            f"expected a scene or a creature, but this is {checks.article(kind)} document"
+            + ("; run a sweep with `corpus batch`" if kind == "sweep" else "")))
     return _scene(source, doc, kind, inc)
 
 
