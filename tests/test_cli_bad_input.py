@@ -125,6 +125,9 @@ YAML_CASES = {
     "folder_include": (TINY.replace("{environment: flat, gravity: 9.8, ground: {type: flat, z: 0}}",
                                     "../outputs"),
                        ":2:14: environment: '../outputs' is a folder"),
+    "empty_name": (TINY.replace("scene: tiny", "scene: ''"),
+                   ":1:8: scene: expected a name made of letters, digits, '_', '-', '.' (starting with a "
+                   "letter or '_'), got the string ''"),
     "too_long": (TINY.replace("duration: 0.05", "duration: 1e6"),
                  ":9:24: simulation.duration: 1e+06 s at dt = 0.01 s is 1e+08 frames, more than the "
                  "1e+07 a run can take; raise dt or shorten the run"),
