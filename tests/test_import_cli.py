@@ -52,7 +52,7 @@ def test_convert_unknown_extension_is_a_located_error(tmp_path, capsys):
     model = tmp_path / "robot.sdf"
     model.write_text("<sdf/>")
     assert main(["convert", str(model), "-o", str(tmp_path / "x.yaml")]) == 1
-    assert "no importer for .sdf (known: .corpus, .urdf, .xml)" in capsys.readouterr().err
+    assert "no importer for .sdf (known: .corpus, .txt, .urdf, .xml)" in capsys.readouterr().err
 
 
 def constant_policy(sim, t, names):
