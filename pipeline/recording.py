@@ -14,6 +14,8 @@ with NaN (numbers) or "" (strings), so every channel has one row per sample.
 from __future__ import annotations
 
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +24,7 @@ from pipeline.errors import CorpusError
 from pipeline.fileio import atomic_path
 
 CHANNEL_PREFIX = "ch_"
+_ZIP_MAGIC = b"PK"  # a zip archive (an .npz) starts with a "PK.." record
 _CORE_KEYS = ("time", "body_names", "body_pos", "body_quat", "q", "qd")
 
 
@@ -58,7 +61,17 @@ class Recording:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Recording:
+        """Read a trajectory.npz; a damaged, truncated or foreign file is a CorpusError naming it."""
+        def bad(reason: str) -> CorpusError:
+            return CorpusError(f"{path}: cannot read trajectory: {reason}")
+
         try:
+            with open(path, "rb") as fh:
+                head = fh.read(len(_ZIP_MAGIC))
+            if not head:
+                raise bad("the file is empty")
+            if head != _ZIP_MAGIC:  # np.load would try it as a pickle and talk about pickles
+                raise bad("not an .npz archive (the file does not start like a zip file)")
             with np.load(path, allow_pickle=False) as z:
                 missing = [k for k in _CORE_KEYS if k not in z.files]
                 if missing:
@@ -66,11 +79,38 @@ class Recording:
                                       f"(missing {', '.join(missing)})")
                 channels = {k[len(CHANNEL_PREFIX):]: z[k] for k in z.files
                             if k.startswith(CHANNEL_PREFIX)}
-                return cls(time=z["time"], body_names=tuple(str(s) for s in z["body_names"]),
-                           body_pos=z["body_pos"], body_quat=z["body_quat"], q=z["q"],
-                           qd=z["qd"], channels=channels)
-        except (OSError, ValueError) as exc:
-            raise CorpusError(f"{path}: cannot read trajectory: {exc}") from exc
+                recording = cls(time=z["time"], body_names=tuple(str(s) for s in z["body_names"]),
+                                body_pos=z["body_pos"], body_quat=z["body_quat"], q=z["q"],
+                                qd=z["qd"], channels=channels)
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            raise bad(f"the archive is truncated or damaged ({exc})") from None
+        except KeyError as exc:
+            raise bad(f"the archive lists an array it does not hold ({exc})") from None
+        except ValueError as exc:
+            if "allow_pickle" in str(exc):
+                raise bad("it holds pickled Python objects, which corpus never writes and "
+                          "does not load") from None
+            raise bad(str(exc)) from None
+        except OSError as exc:
+            raise bad(exc.strerror or str(exc)) from None
+        shape_problem = recording.shape_problem()
+        if shape_problem:
+            raise bad(shape_problem)
+        return recording
+
+    def shape_problem(self) -> str | None:
+        """What is inconsistent between the arrays' shapes, or None."""
+        if self.time.ndim != 1:
+            return f"time has shape {self.time.shape}, expected (frames,)"
+        frames, bodies = self.time.shape, len(self.body_names)
+        expected = {"body_pos": (*frames, bodies, 3), "body_quat": (*frames, bodies, 4)}
+        for name, shape in expected.items():
+            if getattr(self, name).shape != shape:
+                return f"{name} has shape {getattr(self, name).shape}, expected {shape}"
+        for name in ("q", "qd"):
+            if getattr(self, name).ndim != 2 or getattr(self, name).shape[0] != frames[0]:
+                return f"{name} has shape {getattr(self, name).shape}, expected ({frames[0]}, n)"
+        return None
 
 
 class Recorder:
