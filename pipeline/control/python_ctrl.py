@@ -1,5 +1,6 @@
 """Python controllers named by import path (`python: package.module:function`).
 
+The module is looked up first in the folder of the scene file that names it, then on sys.path.
 The callable is imported when a Simulation is built for a run, never while validating a
 scene, and is called once per frame as `function(sim, t, params)`. It reads `sim.data`
 and writes `data.ctrl` (joint forces), `data.exp_rest`, motor programs or issues commands
@@ -7,7 +8,10 @@ and writes `data.ctrl` (joint forces), `data.exp_rest`, motor programs or issues
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
+from pathlib import Path
 
 from pipeline.control.commands import located, register_controller_kind
 from pipeline.errors import CorpusError
@@ -20,10 +24,14 @@ def load_callable(target: str, where=None):
         raise CorpusError(located(f"python controller {target!r}: expected "
                                   "'package.module:function'", where))
     try:
-        obj = importlib.import_module(module_name)
+        with _scene_folder_first(where):
+            obj = importlib.import_module(module_name)
     except ImportError as exc:
         raise CorpusError(located(f"python controller {target!r}: cannot import "
                                   f"{module_name!r} ({exc})", where)) from exc
+    except Exception as exc:  # the user's module failed while it was being imported
+        raise CorpusError(located(f"python controller {target!r}: importing {module_name!r} raised "
+                                  f"{type(exc).__name__}: {exc}", where)) from exc
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -33,6 +41,22 @@ def load_callable(target: str, where=None):
     if not callable(obj):
         raise CorpusError(located(f"python controller {target!r} is not callable", where))
     return obj
+
+
+@contextlib.contextmanager
+def _scene_folder_first(where):
+    """While importing, put the folder of the file that names the controller first on
+    sys.path, so `python: mymod:step` finds mymod.py beside the scene; then take it out again."""
+    folder = str(Path(where.file).resolve().parent) if where is not None and where.file else None
+    if folder is None:
+        yield
+        return
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):  # the module itself may have edited sys.path
+            sys.path.remove(folder)
 
 
 def make_python_controller(sim, ref):

@@ -21,6 +21,9 @@ from pipeline.physics.step import (N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, ad
 from pipeline.recording import Recorder, Recording
 from pipeline.spec.types import Creature, Scene, SimulationSettings
 
+# the per-frame arrays controllers may write, which the numba step reads as float64 vectors
+_LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
+
 
 class Data:
     """The state that changes while simulating (MuJoCo's mjData).
@@ -272,14 +275,34 @@ class Simulation:
             c = self._timeline[self._next_command]
             self._next_command += 1
             self._commands.execute(self, c.action, c.args, c.where)
-        for controller in self._controllers:
+        for ref, controller in zip(self.scene.controllers, self._controllers):
             controller(self, t)
+            self._coerce_live_arrays(ref)
+
+    def _coerce_live_arrays(self, controller=None) -> None:
+        """Make the arrays controllers write contiguous float64 of their fixed shapes; a wrong
+        one is an error at the controller that left it (a ControllerRef), when known."""
+        d = self.data
+        for name in _LIVE_ARRAYS:
+            n = 3 if name == "gravity" else self.model.nv
+            value = getattr(d, name)
+            try:
+                a = np.ascontiguousarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                a = None
+            if a is not None and a.shape == (n,):
+                setattr(d, name, a)
+                continue
+            got = f"shape {a.shape}" if a is not None else f"{type(value).__name__} {str(value)[:40]!r}"
+            message = f"data.{name} must be {n} numbers (shape ({n},)), got {got}"
+            if controller is None:
+                raise SimulationError(message)
+            who = f"python controller {controller.python!r}" if controller.python else f"{controller.kind} controller"
+            raise SimulationError(self._commands.located(f"{who} left {message}", controller.where))
 
     def _live(self) -> Live:
         d = self.data
-        for name in ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end"):
-            setattr(d, name, _f64(getattr(d, name), self.model.nv, name))
-        d.gravity = _f64(d.gravity, 3, "gravity")
+        self._coerce_live_arrays()
         d.pushes = np.ascontiguousarray(d.pushes, dtype=np.float64)
         return Live(forces=d.forces, gravity=d.gravity, ctrl=d.ctrl,
                     motor_active=d.motor_active, motor_target=d.motor_target,
@@ -334,16 +357,28 @@ class Simulation:
         return out
 
 
-def _f64(a, n: int, name: str) -> np.ndarray:
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    if a.shape != (n,):
-        raise SimulationError(f"data.{name} must have shape ({n},), got {a.shape}")
-    return a
-
-
 def _at(scene: Scene, message: str, path: str) -> Problem:
+    """A problem at `path` ("simulation.h") where the scene's file writes it, else at the scene."""
     w = scene.where
-    return Problem(message, file=w.file, line=w.line, col=w.col, path=path)
+    mark = _field_mark(w.file, path)
+    if mark is None:
+        return Problem(message, file=w.file, line=w.line, col=w.col, path=path)
+    return Problem(message, file=mark.file, line=mark.line, col=mark.col, path=path)
+
+
+def _field_mark(file: str | None, path: str):
+    """The mark of a dotted field in a YAML file; None when the file is gone (a scene given as a
+    dict: `corpus batch` locates its jobs' problems by path) or does not write that field."""
+    from pipeline.spec.loader import mark_at, read_file
+
+    if not file:
+        return None
+    try:
+        doc = read_file(file)
+    except CorpusError:
+        return None
+    mark = mark_at(doc, path.split("."))
+    return None if mark is doc.mark else mark
 
 
 def _unknown(kind: str, name: str, known) -> Exception:
