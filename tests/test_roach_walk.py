@@ -79,6 +79,23 @@ def test_d3_tripod_sliding_friction(tripod):
     assert groups <= {(0, 3, 4), (1, 2, 5)}
 
 
+
+def yaw(quat):
+    w, x, y, z = quat.T
+    return np.unwrap(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+def test_d5_wiggle_without_heading_drift(tripod):
+    """After the start-up turn the yaw wiggles at the stride frequency around a fixed heading
+    (measured: 15-16 deg peak to peak per cycle, cycle means within 2.5 deg over 2 s)."""
+    _, rec = tripod
+    psi = np.degrees(yaw(rec.body_quat[:, rec.body_index("abdomen")]))
+    cycles = [(rec.time >= t0 - 1e-9) & (rec.time < t0 + 0.1 - 1e-9) for t0 in np.arange(0.5, 2.45, 0.1)]
+    wiggle = np.array([np.ptp(psi[c]) for c in cycles])
+    means = np.array([psi[c].mean() for c in cycles])
+    assert wiggle.min() > 10 and wiggle.max() < 25
+    assert np.ptp(means) < 4.0
+
 def test_d4_sticky_feet_faster_than_sliding(tripod):
     _, sticky = run("roach_sticky.yaml", 2.5)
     speed = forward_speed(sticky)
