@@ -1,9 +1,11 @@
 """Atomic file writes: an interrupted run never leaves a file that looks complete, and a path
-that cannot be written is a CorpusError naming it."""
+that cannot be written is a CorpusError naming it. Whole sets of outputs (a run, a render) are
+built in a staging folder and published into their folder only when all of them are done."""
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem
@@ -41,3 +43,42 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def check_folder_target(folder: Path, what: str) -> None:
+    """`folder` must be a folder or creatable as one: no file stands on its path."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        nested = "" if existing == folder else f"{folder} "
+        raise CorpusError(Problem(f"is a file, not a folder: {what} {nested}cannot be made there",
+                                  str(existing)))
+
+
+@contextlib.contextmanager
+def staging_folder(target: Path, what: str):
+    """Yield a new empty folder beside `target` (`.NAME.partial-PID`) to build outputs in;
+    it is removed when the block ends, whether or not `publish` moved its contents out."""
+    stage = target.parent / f".{target.name}.partial-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    try:
+        stage.mkdir(parents=True)
+    except OSError as exc:
+        raise CorpusError(Problem(f"cannot create {what}: {exc.strerror or exc}", str(target))) from exc
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def publish(stage: Path, target: Path) -> None:
+    """Move every file and folder of `stage` into `target`, each replacing its namesake (a
+    folder of frames is replaced whole, so no frame of an older, longer sequence stays)."""
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for item in sorted(stage.iterdir()):
+            destination = target / item.name
+            if destination.is_dir() and not destination.is_symlink():
+                shutil.rmtree(destination)
+            os.replace(item, destination)
+    except OSError as exc:
+        raise CorpusError(Problem(f"cannot write: {exc.strerror or exc}", str(target))) from exc

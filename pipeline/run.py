@@ -13,14 +13,13 @@ import json
 import math
 import os
 import platform
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem, raise_if_interrupted
-from pipeline.fileio import atomic_write_text
+from pipeline.fileio import atomic_write_text, check_folder_target, publish, staging_folder
 
 OUTPUT_ROOT = Path("outputs")
 
@@ -65,6 +64,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     import pipeline
     from pipeline.export import export_run
     from pipeline.export.options import resolve_options
+    from pipeline.export.resample import frame_count
     from pipeline.spec.resolve import load_scene
 
     timings = {}
@@ -77,15 +77,11 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     if duration is not None:
         check_duration(duration, scene.simulation)
     options = {**scene.outputs, **(export_options or {}), "quiet": quiet}
-    resolve_options(options)  # a bad option fails now, not after a long simulation
-    stage = out_dir.parent / f".{out_dir.name}.partial-{os.getpid()}"
-    shutil.rmtree(stage, ignore_errors=True)
-    try:
-        stage.mkdir(parents=True)
-    except OSError as exc:
-        raise CorpusError(Problem(f"cannot create the run directory: {exc.strerror or exc}",
-                                  str(out_dir))) from exc
-    try:
+    # a bad option or too many output frames fails now, not after a long simulation
+    opts = resolve_options(options)
+    frame_count(opts.sample_rate, scene.simulation.duration if duration is None else duration,
+                "--fps" if "fps" in (export_options or {}) else "outputs.fps")
+    with staging_folder(out_dir, "the run directory") as stage:
         t = time.perf_counter()
         sim = pipeline.compile(scene)
         timings["compile_s"] = time.perf_counter() - t
@@ -118,8 +114,6 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         }
         raise_if_interrupted()  # an interrupt a library swallowed must not publish
         _publish(stage, out_dir, manifest)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     files = [out_dir / name for name in manifest["files"]] + [out_dir / "manifest.json"]
     return RunResult(out_dir=out_dir, manifest=manifest, files=files)
 
@@ -130,12 +124,8 @@ RUN_FILES = ("manifest.json", "scene.json", "trajectory.npz")
 def check_out_dir(out_dir: Path) -> None:
     """The run directory must be a folder that is new, empty or an earlier run: publishing
     replaces same-named files and folders, which must never hit a user's other files."""
-    existing = next((p for p in (out_dir, *out_dir.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        raise CorpusError(Problem("is a file, not a folder: the run directory "
-                                  f"{'' if existing == out_dir else str(out_dir) + ' '}cannot be made there",
-                                  str(existing)))
-    if existing == out_dir and any(out_dir.iterdir()) and not any((out_dir / f).exists() for f in RUN_FILES):
+    check_folder_target(out_dir, "the run directory")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not any((out_dir / f).exists() for f in RUN_FILES):
         raise CorpusError(Problem("is a folder that holds other files and no earlier run (no "
                                   "manifest.json, scene.json or trajectory.npz); choose a new or "
                                   "empty folder for --out", str(out_dir)))
@@ -158,13 +148,8 @@ def _publish(stage: Path, out_dir: Path, manifest: dict) -> None:
     The old manifest goes first, so that until the new one lands the directory does not
     claim to be complete with a mix of old and new files.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "manifest.json").unlink(missing_ok=True)
-    for item in stage.iterdir():
-        target = out_dir / item.name
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        os.replace(item, target)
+    publish(stage, out_dir)
     atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True))
 
 
@@ -184,15 +169,14 @@ def add_parser(sub) -> None:
 
 def export_flags(args) -> dict:
     """CLI flags shared by `run` and `render`, as export options."""
+    from pipeline.export.options import FPS_UNIT, MAX_FPS, bounded_positive
+
     options = {}
     if getattr(args, "no_frames", False):
         options["frames"] = False
         options["video"] = False
     if getattr(args, "fps", None) is not None:
-        if not (math.isfinite(args.fps) and args.fps > 0):
-            raise CorpusError(Problem(f"expected a positive number of frames per second, got {args.fps:g}",
-                                      path="--fps"))
-        options["fps"] = args.fps
+        options["fps"] = bounded_positive(args.fps, MAX_FPS, FPS_UNIT, "--fps")
     if getattr(args, "size", None):
         try:
             w, h = (int(v) for v in args.size.lower().split("x"))

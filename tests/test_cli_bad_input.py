@@ -363,15 +363,72 @@ def test_render_a_trajectory_with_bad_arrays(corpus, damaged_run, arrays, reason
         1, f"error: damaged/trajectory.npz: cannot read trajectory: {reason}\n")
 
 
+@pytest.mark.parametrize("document, message", [
+    ('{"creature": "box", "bodies": [{"name": "box", "shape": {"box": [0.1, 0.1, 0.1]}}]}',
+     "expected the scene a run saved, but this is a creature document; re-run the scene with `corpus run`"),
+    ("[1, 2]", "the top level must be a mapping such as `creature: name`"),
+])
+def test_render_a_scene_json_of_the_wrong_kind_names_it(corpus, damaged_run, document, message):
+    (damaged_run / "scene.json").write_text(document)
+    assert corpus("render", "damaged", "--quiet") == (1, f"damaged/scene.json:1:1: {message}\n")
+
+
 def test_render_out_onto_a_file_and_bad_flags(corpus):
     assert corpus("render", "outputs/tiny", "--out", "notes.txt", "--quiet") == (
-        1, "notes.txt/plots/com_speed.png: cannot write: a file stands where its folder belongs\n")
+        1, "notes.txt: is a file, not a folder: the export folder cannot be made there\n")
+    assert corpus("render", "outputs/tiny", "--out", "notes.txt/r", "--quiet") == (
+        1, "notes.txt: is a file, not a folder: the export folder notes.txt/r cannot be made there\n")
     assert corpus("render", "outputs/tiny", "--size", "12", "--quiet") == (
         1, "error: --size: expected WIDTHxHEIGHT such as 960x540, got '12'\n")
     assert corpus("render", "outputs/tiny", "--fps", "-1", "--quiet", "--plots") == (
         1, "error: --fps: expected a positive number of frames per second, got -1\n")
     assert corpus("render", "outputs/tiny", "--fps", "nan", "--quiet", "--plots") == (
         1, "error: --fps: expected a positive number of frames per second, got nan\n")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--fps", "inf"], "--fps: expected a positive number of frames per second, got inf"),
+    (["--fps", "1e12"], "--fps: at most 1000 frames per second, got 1e+12"),
+    (["--slow-motion", "0"], "--slow-motion: expected a positive number of times slower than real time, got 0"),
+    (["--slow-motion", "inf"], "--slow-motion: expected a positive number of times slower than real time, got inf"),
+    (["--slow-motion", "1e12"], "--slow-motion: at most 1000 times slower than real time, got 1e+12"),
+    # the recording is stretched to 500 s below: 10 x 1000 frames per simulated second is too many
+    (["--slow-motion", "10", "--fps", "1000"], "--slow-motion: 10000 frames per simulated second over 500 s is "
+                                               "5e+06 frames, more than the 1e+06 an export can take; lower the "
+                                               "frame rate or the slow motion"),
+    (["--fps", "3000"], "--fps: at most 1000 frames per second, got 3000"),
+])
+def test_render_rates_and_frame_counts_are_capped(corpus, damaged_run, flags, message):
+    with np.load(damaged_run / "trajectory.npz") as z:
+        saved = {k: z[k] for k in z.files}
+    np.savez(damaged_run / "trajectory.npz", **{**saved, "time": saved["time"] * 1e4})
+    assert corpus("render", "damaged", "--quiet", "--frames", *flags) == (1, f"error: {message}\n")
+    assert not (damaged_run / "frames").exists()
+
+
+def test_run_frame_count_is_checked_before_simulating(corpus):
+    assert corpus("run", "tiny.yaml", "--out", "outputs/tiny", "--quiet", "--fps", "1000", "--duration", "2000") == (
+        1, "error: --fps: 1000 frames per simulated second over 2000 s is 2e+06 frames, more than the 1e+06 an "
+           "export can take; lower the frame rate or the slow motion\n")
+    assert corpus("run", "tiny.yaml", "--out", "outputs/tiny", "--quiet", "--fps", "1e12") == (
+        1, "error: --fps: at most 1000 frames per second, got 1e+12\n")
+
+
+def test_render_publishes_all_exports_together(corpus, project, damaged_run):
+    """A render replaces each export folder it makes whole (no file of an older, longer
+    sequence stays) and leaves what it did not make."""
+    out = project / "rendered_pub"
+    (out / "frames").mkdir(parents=True, exist_ok=True)
+    (out / "frames/frame_09999.png").write_text("a frame of another render")
+    (out / "mine.txt").write_text("keep")
+    for fps, frames in (("120", 6), ("30", 2)):  # 0.05 s of recording: round(fps * 0.05) frames
+        assert corpus("render", "damaged", "--out", "rendered_pub", "--quiet", "--plots", "--meshes", "obj",
+                      "--fps", fps) == (0, "")
+        assert sorted(p.name for p in (out / "meshes").iterdir()) == [f"frame_{k:05d}.obj" for k in range(frames)]
+    assert (out / "mine.txt").read_text() == "keep"
+    assert (out / "frames/frame_09999.png").read_text() == "a frame of another render"
+    assert (out / "plots/com_speed.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(project.glob(".rendered_pub.partial-*"))
 
 
 # --- batch ---
@@ -538,11 +595,16 @@ def test_ctrl_c_mid_render_keeps_the_run(project):
     assert subprocess.run([*CORPUS, "run", "mid.yaml", "--quiet"], cwd=project, timeout=300).returncode == 0
     run_dir = project / "outputs/mid"
     before = tree_hash(run_dir)
+    (project / "rendered/frames").mkdir(parents=True, exist_ok=True)
+    (project / "rendered/frames/frame_00000.png").write_text("a frame of an earlier render")
+    earlier = tree_hash(project / "rendered")
     proc = subprocess.Popen([*CORPUS, "render", "outputs/mid", "--out", "rendered", "--frames", "--fps", "240",
                              "--size", "64x48", "--quiet"], cwd=project, stderr=subprocess.PIPE, text=True)
-    status, err = interrupt_when(proc, lambda: any((project / "rendered").glob("frames/*.png")))
+    status, err = interrupt_when(proc, lambda: any(project.glob(".rendered.partial-*/frames/*.png")))
     assert (status, err) == (130, "interrupted\n")
     assert tree_hash(run_dir) == before
+    assert tree_hash(project / "rendered") == earlier  # no partial frame sequence was published
+    assert not list(project.glob(".rendered.partial-*"))
 
 
 def test_ctrl_c_mid_batch_leaves_no_job_looking_done(project):

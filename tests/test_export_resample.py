@@ -131,7 +131,7 @@ def test_slow_motion_takes_frames_more_often_in_simulated_time():
     t = frame_times(np.arange(241) / 240.0, opts.sample_rate)  # 1 s
     assert len(t) == 25 * 4
     assert np.allclose(np.diff(t), 1.0 / 100, rtol=0, atol=1e-15)
-    with pytest.raises(CorpusError, match="slow_motion must be positive"):
+    with pytest.raises(CorpusError, match="outputs.slow_motion: expected a positive number of times slower"):
         resolve_options({"slow_motion": 0})
     with pytest.raises(CorpusError, match="even width and height"):
         resolve_options({"video": True, "size": [641, 360]})

@@ -2,7 +2,8 @@
 
 A run directory holds scene.json (the canonical expanded scene) and trajectory.npz; the
 Model is rebuilt from the scene (compile only) so the meshes and masses match the run.
-Given a scene file instead, its default run directory (outputs/<scene>/) is used.
+Given a scene file instead, its default run directory (outputs/<scene>/) is used. Exports
+are staged beside the output folder and published together (pipeline/fileio.py).
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, Problem
 
 
 def add_parser(sub) -> None:
@@ -51,6 +52,7 @@ def run_directory(target: str) -> Path:
 
 def render_options(scene_outputs: dict, args) -> dict:
     """The scene's outputs block, then the flags that add exports, then the shared run flags."""
+    from pipeline.export.options import MAX_SLOW_MOTION, SLOW_MOTION_UNIT, bounded_positive
     from pipeline.run import export_flags
 
     options = dict(scene_outputs or {})
@@ -63,8 +65,9 @@ def render_options(scene_outputs: dict, args) -> dict:
             options[flag] = True
     if args.meshes:
         options["meshes"] = args.meshes
-    if args.slow_motion:
-        options["slow_motion"] = args.slow_motion
+    if args.slow_motion is not None:
+        options["slow_motion"] = bounded_positive(args.slow_motion, MAX_SLOW_MOTION, SLOW_MOTION_UNIT,
+                                                  "--slow-motion")
     if args.camera:
         options["camera"] = {**(options.get("camera") or {}), "mode": args.camera}
     return {**options, **export_flags(args), "quiet": bool(args.quiet)}
@@ -85,26 +88,47 @@ def compiled_model(scene):
 
 
 def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
+    """Export from run_dir into out_dir. The exports are built in a staging folder beside
+    out_dir and moved in only when all of them are written, so a failure or Ctrl-C leaves
+    out_dir as it was (no partial frame sequence, no good file replaced)."""
     import pipeline
+    from pipeline.errors import raise_if_interrupted
     from pipeline.export import export_run
+    from pipeline.export.options import resolve_options
+    from pipeline.export.resample import frame_count
+    from pipeline.fileio import check_folder_target, publish, staging_folder
     from pipeline.recording import Recording
 
+    check_folder_target(out_dir, "the export folder")
     scene_file, trajectory = run_dir / "scene.json", run_dir / "trajectory.npz"
     for needed in (scene_file, trajectory):
         if not needed.is_file():
             raise CorpusError(f"{needed}: missing; `corpus render` needs a finished run "
                               "directory (make one with `corpus run SCENE`)")
     try:
-        document = json.loads(scene_file.read_text(encoding="utf-8"))
+        json.loads(scene_file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise CorpusError(f"{scene_file}: cannot read the saved scene: {exc}") from None
-    scene = pipeline.load(document)
+    scene = pipeline.load(scene_file)  # by path, so its problems name scene.json
+    if not hasattr(scene, "outputs"):  # a creature: `corpus run` always saves a scene
+        raise CorpusError(Problem("expected the scene a run saved, but this is a creature document; "
+                                  "re-run the scene with `corpus run`", str(scene_file), 1, 1))
     model = compiled_model(scene)
     recording = Recording.load(trajectory)
     if tuple(recording.body_names) != tuple(model.body_names):
         raise CorpusError(f"{trajectory}: its bodies ({len(recording.body_names)}) do not match "
                           f"the model built from scene.json ({model.nbody}); re-run the scene")
-    return export_run(recording, model, scene, out_dir, render_options(scene.outputs, args))
+    options = render_options(scene.outputs, args)
+    opts = resolve_options(options)
+    rate_flag = next((flag for flag, value in (("--slow-motion", args.slow_motion), ("--fps", args.fps))
+                      if value is not None), "outputs.fps")
+    frame_count(opts.sample_rate, float(recording.time[-1] - recording.time[0]) if len(recording) else 0.0,
+                rate_flag)
+    with staging_folder(out_dir, "the export folder") as stage:
+        written = export_run(recording, model, scene, stage, opts)
+        raise_if_interrupted()  # an interrupt a library swallowed must not publish
+        publish(stage, out_dir)
+    return [out_dir / path.relative_to(stage) for path in written]
 
 
 def main(args) -> int:

@@ -2,12 +2,17 @@
 defaults of schemas/outputs.schema.json filled in and checked once."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, Problem
 
 VIDEO_FORMATS = ("mp4", "gif")
 MESH_FORMATS = ("obj", "ply", "stl")
+MAX_FPS = 1000.0
+MAX_SLOW_MOTION = 1000.0
+FPS_UNIT = "frames per second"
+SLOW_MOTION_UNIT = "times slower than real time"
 
 
 @dataclass(frozen=True)
@@ -52,10 +57,19 @@ def _formats(value, allowed, what) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-def _positive(value, what) -> float:
-    if not float(value) > 0:
-        raise CorpusError(f"outputs.{what} must be positive, got {value}")
-    return float(value)
+def bounded_positive(value, limit: float, unit: str, where: str) -> float:
+    """`value` as a number in (0, limit]; else a CorpusError at `where` (a flag such as `--fps`
+    or a field such as `outputs.fps`). The limits keep the frame count and its arrays finite."""
+    try:
+        number = float(value)
+        shown = f"{number:g}"
+    except (TypeError, ValueError):
+        number, shown = math.nan, repr(value)
+    if not (math.isfinite(number) and number > 0):
+        raise CorpusError(Problem(f"expected a positive number of {unit}, got {shown}", path=where))
+    if number > limit:
+        raise CorpusError(Problem(f"at most {limit:g} {unit}, got {shown}", path=where))
+    return number
 
 
 def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
@@ -74,7 +88,9 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     meshes = _formats(o.get("meshes", False), MESH_FORMATS, "meshes")
     plots = o.get("plots", False)
     return ExportOptions(
-        fps=float(o.get("fps", 30.0)), slow_motion=_positive(o.get("slow_motion", 1.0), "slow_motion"),
+        fps=bounded_positive(o.get("fps", 30.0), MAX_FPS, FPS_UNIT, "outputs.fps"),
+        slow_motion=bounded_positive(o.get("slow_motion", 1.0), MAX_SLOW_MOTION, SLOW_MOTION_UNIT,
+                                     "outputs.slow_motion"),
         size=(int(size[0]), int(size[1])),
         frames=bool(o.get("frames", False)),
         video=video,

@@ -6,19 +6,35 @@ independent of the simulation's `dt` and `record_every`.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from pipeline.errors import CorpusError
+from pipeline.errors import CorpusError, Problem
+
+MAX_OUTPUT_FRAMES = 10**6  # 9 hours at 30 fps: more is a mistyped rate, not a film
 
 
-def frame_times(time: np.ndarray, fps: float) -> np.ndarray:
+def frame_times(time: np.ndarray, fps: float, where: str = "outputs.fps") -> np.ndarray:
     """Times of the output frames: `round(fps * duration)` frames, one every 1/fps from the
-    first recorded time (at least one frame, so a single-sample recording still exports)."""
-    if fps <= 0:
-        raise CorpusError(f"outputs.fps must be positive, got {fps}")
+    first recorded time (at least one frame, so a single-sample recording still exports).
+    More than MAX_OUTPUT_FRAMES is an error at `where`, the setting that asked for them."""
     duration = float(time[-1] - time[0]) if len(time) else 0.0
-    count = max(1, int(round(fps * duration)))
+    count = frame_count(fps, duration, where)
     return float(time[0]) + np.arange(count) / float(fps)
+
+
+def frame_count(fps: float, duration: float, where: str = "outputs.fps") -> int:
+    """How many output frames `duration` s at `fps` frames per simulated second takes."""
+    if not (math.isfinite(fps) and fps > 0):
+        raise CorpusError(Problem(f"expected a positive number of frames per second, got {fps:g}", path=where))
+    count = fps * duration
+    if not count <= MAX_OUTPUT_FRAMES:
+        raise CorpusError(Problem(
+            f"{fps:g} frames per simulated second over {duration:g} s is {count:.3g} frames, more "
+            f"than the {MAX_OUTPUT_FRAMES:.0e} an export can take; lower the frame rate or the slow "
+            "motion", path=where))
+    return max(1, int(round(count)))
 
 
 def _bracket(time: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
