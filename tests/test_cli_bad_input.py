@@ -131,6 +131,8 @@ YAML_CASES = {
     "too_long": (TINY.replace("duration: 0.05", "duration: 1e6"),
                  ":9:24: simulation.duration: 1e+06 s at dt = 0.01 s is 1e+08 frames, more than the "
                  "1e+07 a run can take; raise dt or shorten the run"),
+    "fps_too_high": (TINY.replace("{plots: [com_speed]}", "{plots: [com_speed], fps: 1e12}"),
+                     ":10:36: outputs.fps: must be at most 1000, got 1000000000000.0"),
     "too_many_steps": (TINY.replace("h: 1/1000", "h: 1e-12"),
                        ":9:24: simulation.duration: 0.05 s at h = 1e-12 s is 5e+10 integrator steps"),
 }

@@ -9,7 +9,7 @@ from pipeline.errors import CorpusError, Problem
 
 VIDEO_FORMATS = ("mp4", "gif")
 MESH_FORMATS = ("obj", "ply", "stl")
-MAX_FPS = 1000.0
+MAX_FPS = 1000.0  # the `maximum` of fps and slow_motion in schemas/outputs.schema.json
 MAX_SLOW_MOTION = 1000.0
 FPS_UNIT = "frames per second"
 SLOW_MOTION_UNIT = "times slower than real time"
