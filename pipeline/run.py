@@ -55,10 +55,11 @@ def default_out_dir(scene) -> Path:
 
 def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_options: dict | None = None,
               duration: float | None = None, quiet: bool = False, allow_outside: bool = False,
-              extra_manifest: dict | None = None) -> RunResult:
+              extra_manifest: dict | None = None, base_dir: str | os.PathLike | None = None) -> RunResult:
     """Run one scene (a path, a dict, or an already loaded Scene) and export it.
 
-    `export_options` are merged over the scene's `outputs:` block (CLI flags win).
+    `export_options` are merged over the scene's `outputs:` block (CLI flags win); a dict's
+    relative paths (and its Python controllers' modules) resolve against `base_dir`.
     Raises CorpusError for anything the user can fix; nothing in `out_dir` changes then.
     """
     import pipeline
@@ -69,7 +70,8 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
 
     timings = {}
     t0 = time.perf_counter()
-    scene = source if hasattr(source, "simulation") else load_scene(source, allow_outside=allow_outside)
+    scene = source if hasattr(source, "simulation") else load_scene(source, allow_outside=allow_outside,
+                                                                    base_dir=base_dir)
     timings["load_s"] = time.perf_counter() - t0
 
     out_dir = Path(out_dir) if out_dir is not None else default_out_dir(scene)

@@ -53,10 +53,10 @@ def test_failures_are_isolated_reported_and_exit_1(tmp_path, warm):
     broken.write_text("scene: broken\nsimulation: {duration: 0.1, integratr: rk4}\n")
     hang = write_scene(tmp_path, "hang", "controllers: [{python: 'hang_ctrl:step', creature: box}]\n"
                                          "simulation: {duration: 0.1}\n")
-    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    # hang_ctrl.py sits beside the scene that names it, and the batch starts elsewhere
     proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "batch", str(good), str(broken), str(hang),
                            "--jobs", "2", "--timeout", "12", "--out", str(tmp_path / "out"), "--quiet"],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode == 1, proc.stderr
     rows = {r["name"]: r for r in json.loads((tmp_path / "out/batch.json").read_text())}
     assert rows["drop__seed=0"]["status"] == rows["drop__seed=1"]["status"] == "done"

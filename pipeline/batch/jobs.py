@@ -18,6 +18,7 @@ class Job:
     files: tuple[str, ...]  # every file the scene was built from
     params: dict = field(default_factory=dict)  # swept path -> value
     origin: str = ""  # the file the job came from, for messages
+    base_dir: str = ""  # the scene file's folder: where its Python controllers' modules live
 
     @property
     def hash(self) -> str:

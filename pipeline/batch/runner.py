@@ -39,7 +39,7 @@ class BatchResult:
 
 def job_payload(job: Job, root: Path) -> dict:
     return {"name": job.name, "hash": job.hash, "source": job.source, "params": job.params,
-            "out_dir": str(job.out_dir(root).resolve()), "origin": job.origin}
+            "out_dir": str(job.out_dir(root).resolve()), "origin": job.origin, "base_dir": job.base_dir}
 
 
 def _row(job: Job, root: Path, status: str, wall: float = 0.0, message: str = "") -> dict:

@@ -88,8 +88,9 @@ def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
         scene_path, block = path, doc.get("sweep")
     base = load_scene(scene_path, allow_outside=allow_outside)
     source = {k: v for k, v in base.source.items() if k != "sweep"}
+    folder = str(Path(scene_path).resolve().parent)
     if not block:
-        return [Job(base.name, source, base.files, {}, str(path))]
+        return [Job(base.name, source, base.files, {}, str(path), folder)]
     jobs = []
     for assignment in expand_parameters(block):
         doc_i = copy.deepcopy(source)
@@ -100,11 +101,11 @@ def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
             except CorpusError as error:
                 raise located_in_sweep(error, block, variant, p) from None
         try:
-            scene_i = load_scene(doc_i, allow_outside=allow_outside)
+            scene_i = load_scene(doc_i, allow_outside=allow_outside, base_dir=folder)
         except CorpusError as error:
             raise located_in_sweep(error, block, variant) from None
         jobs.append(Job(job_name(base.name, assignment), scene_i.source, base.files,
-                        {p: plain(v) for p, v in assignment.items()}, str(path)))
+                        {p: plain(v) for p, v in assignment.items()}, str(path), folder))
     return jobs
 
 

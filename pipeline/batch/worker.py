@@ -145,7 +145,7 @@ def main(argv: list[str]) -> int:
         job = json.load(f)
     try:
         _die_with_parent(int(os.environ.get("CORPUS_BATCH_PARENT", os.getppid())))
-        run_scene(job["source"], job["out_dir"], quiet=True,
+        run_scene(job["source"], job["out_dir"], quiet=True, base_dir=job.get("base_dir") or None,
                   extra_manifest={"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]})
     except CorpusError as e:
         print(str(located_in_origin(e, job.get("origin", ""))), file=sys.stderr)
