@@ -1,5 +1,4 @@
 """Python controllers the simulation tests name by import path (`simulation_controllers:pd`)."""
-import numpy as np
 
 
 def pd(sim, t, params):

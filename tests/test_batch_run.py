@@ -1,6 +1,5 @@
 """Batches end to end: real scenes, real worker processes, a real Dask LocalCluster."""
 import json
-import os
 import signal
 import subprocess
 import sys

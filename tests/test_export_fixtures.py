@@ -32,7 +32,6 @@ def walker_model() -> Model:
         size=np.zeros((ng, 3)), pos=np.array([s[2] for s in shapes], float),
         rot=np.tile(np.eye(3), (ng, 1, 1)), rgba=np.array([s[3] for s in shapes], float),
         colliding=np.ones(ng, bool), aabb_lo=lo, aabb_hi=hi)
-    z = np.zeros(nb)
     nv = 8
     tree_fields = dict(parent=np.array([-1, 0, 0]), jtype=np.array([5, 1, 1]),
                        jaxis=np.zeros((nb, 2, 3)), jpos=np.zeros((nb, 3)),

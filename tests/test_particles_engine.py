@@ -253,7 +253,6 @@ def test_e14_two_body_circular_orbit():
         return kinetic - g_const * m1 * m2 / np.linalg.norm(p[1] - p[0])
 
     e0 = energy_of(sim)
-    angles, times = [], []
     prev = 0.0
     crossings = []
     for k in range(int(10.2 * period / 0.001)):

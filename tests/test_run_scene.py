@@ -58,7 +58,7 @@ def test_particle_scenes_run_from_their_saved_document(tmp_path):
     first = run_scene(REPO / "scenes/roobot_hop.yaml", tmp_path / "a", duration=0.2, export_options=NO_MEDIA,
                       quiet=True)
     source = json.loads((tmp_path / "a/scene.json").read_text())
-    second = run_scene(source, tmp_path / "b", duration=0.2, export_options=NO_MEDIA, quiet=True)
+    run_scene(source, tmp_path / "b", duration=0.2, export_options=NO_MEDIA, quiet=True)
     assert first.manifest["metrics"]["body"] == "hip"
     with np.load(tmp_path / "a/trajectory.npz") as a, np.load(tmp_path / "b/trajectory.npz") as b:
         assert np.array_equal(a["body_pos"], b["body_pos"])
