@@ -24,6 +24,7 @@ import numpy as np
 from pipeline.control.gait_schedule import LEGS
 from pipeline.errors import CorpusError, Problem
 from pipeline.importers.frames import Frame, number, placement_ops, vector
+from pipeline.importers.links import Converted
 from pipeline.spec.transforms import axis_angle_matrix
 
 # instance files understood as the unit cube centred on the origin (thesis: `unit_cubeb` is a
@@ -60,16 +61,7 @@ class _Object:
     joint: dict = field(default_factory=dict)
 
 
-@dataclass
-class ConvertedScript:
-    """The documents one script converts into (plain dicts, ready for YAML)."""
-
-    creatures: list[dict]
-    controllers: list[dict]
-    environment: dict | None
-    simulation: dict
-    timeline: list[dict]
-    notes: list[str]
+ConvertedScript = Converted  # the documents one script converts into
 
 
 class _Converter:

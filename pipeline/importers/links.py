@@ -110,11 +110,10 @@ class ImportLog:
 
 
 @dataclass
-class ImportResult:
-    """One converted model. The first six fields are the documents every importer returns
-    (the corpus-script converter's `ConvertedScript` has the same ones), so one writer serves
-    them all: creatures (one per top-level tree), controllers, environment, simulation,
-    timeline, notes. The rest is what checks against the source simulator need."""
+class Converted:
+    """The documents every importer returns (plain dicts, ready for YAML), so one writer
+    (importers.output) serves them all: creatures (one per top-level tree), controllers,
+    environment, simulation, timeline, notes."""
 
     creatures: list[dict]
     controllers: list[dict]
@@ -122,6 +121,13 @@ class ImportResult:
     simulation: dict
     timeline: list[dict]
     notes: list[str]
+
+
+@dataclass
+class ImportResult(Converted):
+    """One converted MJCF/URDF model: its documents plus what checks against the source
+    simulator need."""
+
     actuators: list[Actuator] = field(default_factory=list)
     links: list[list[Link]] = field(default_factory=list)  # per creature
     log: ImportLog | None = None
