@@ -40,7 +40,7 @@ def evaluate(arrays, cstate, xpos, xrot, vbody):
     fext = np.zeros((nb, 6))
     before = cstate.copy()
     out = np.empty_like(cstate)
-    contact_forces(arrays, None, 0.0, cstate, out, np.asarray(xpos, float),
+    contact_forces(arrays, 0.0, cstate, out, np.asarray(xpos, float),
                    np.ascontiguousarray(xrot, float), np.asarray(vbody, float), fext)
     assert np.array_equal(before, cstate, equal_nan=True)
     return fext, out

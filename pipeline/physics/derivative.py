@@ -27,7 +27,6 @@ class Statics(NamedTuple):
     """What a derivative evaluation reads and nothing changes while simulating."""
 
     tree: object  # TreeArrays
-    geoms: object  # GeomArrays
     contact: object  # ContactArrays
     dof_qpos: np.ndarray  # (nv,) int64: q index of a DOF's scalar coordinate, -1 for ball/free
     nq: int
@@ -112,7 +111,7 @@ def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
     joint_pass(st.tree, q, qd, w, True)
     fext = wk.fext
     fext[:, :] = 0.0
-    contact_forces(st.contact, st.geoms, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
+    contact_forces(st.contact, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
     push_forces(lv.pushes, ts, w.xpos, w.xrot, fext)
     joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
     qdd = ydot[nq:nq + nv]

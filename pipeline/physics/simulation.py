@@ -132,7 +132,7 @@ class Simulation:
                     np.arange(tree.qadr[b], tree.qadr[b] + JOINT_NQ[t])
         self.dof_qpos = dof_qpos
         self.force_scale = _force_scale(model, scene)
-        self._statics = Statics(tree=tree, geoms=model.geoms, contact=model.contact,
+        self._statics = Statics(tree=tree, contact=model.contact,
                                 dof_qpos=dof_qpos, nq=model.nq)
         self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0])
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))

@@ -23,7 +23,7 @@ def body_contact_forces(sim) -> np.ndarray:
     xpos, xrot, vbody = forward_kinematics(model, data.q, data.qd)
     fext = np.zeros((model.nbody, 6))
     scratch = np.empty_like(data.cstate)
-    contact_forces(model.contact, model.geoms, data.time, data.cstate, scratch,
+    contact_forces(model.contact, data.time, data.cstate, scratch,
                    np.ascontiguousarray(xpos), np.ascontiguousarray(xrot),
                    np.ascontiguousarray(vbody), fext)
     return fext

@@ -276,7 +276,7 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
 
 
 @numba.njit(cache=True)
-def contact_forces(contact, geoms, t, cstate_in, cstate_out, xpos, xrot, vbody, fext):
+def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext):
     """Accumulate contact forces into fext (nb, 6): world axes, [torque about the body
     origin; force]. xpos (nb,3)/xrot (nb,3,3): body frames in the world; vbody (nb,6):
     body spatial velocity [w; v] in the body frame (v = velocity of the body origin).
