@@ -82,14 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return _interrupted()
+    except BrokenPipeError:  # before `except Exception`, which would catch it first
+        # the reader went away (`corpus info x.yaml | head`): silence the flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception:
         if interrupted():  # a library turned the KeyboardInterrupt into something else
             return _interrupted()
         raise
-    except BrokenPipeError:
-        # the reader went away (`corpus info x.yaml | head`): silence the flush at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":
