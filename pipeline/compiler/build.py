@@ -151,12 +151,8 @@ def _articulated_model(scene: Scene) -> Model:
         if not static[i]:
             check_inertia(mass[i], inertia[i], body.where, body.name)
 
-    distal = mass.copy()
-    for i in range(nb - 1, -1, -1):
-        if parent[i] >= 0:
-            distal[parent[i]] += distal[i]
-
-    forces, armature = _force_tables(bodies, jtype, vadr, nv, mass, distal)
+    scale = force_scale(parent, jtype, vadr, nv, mass, [body for _, _, body in bodies])
+    forces, armature = _force_tables(bodies, jtype, vadr, nv, scale)
     tree = TreeArrays(parent=parent, jtype=jtype, jaxis=jaxis, jpos=jpos, jrot=jrot,
                       qadr=qadr, vadr=vadr, mass=mass, com=com, inertia=inertia,
                       armature=armature, prescribed=prescribed)
@@ -288,9 +284,31 @@ def _welded_to_world(parent, jtype) -> np.ndarray:
     return out
 
 
-def _force_tables(bodies, jtype, vadr, nv, mass, distal):
-    """JointForceArrays (scale_by applied to spring, exp-spring alpha, damper and servo
-    constants, McKenna's springtype) and the per-DOF armature."""
+def force_scale(parent, jtype, vadr, nv, mass, bodies) -> np.ndarray:
+    """Per-DOF multiplier of the scaled force constants (McKenna's springtype, a joint's
+    `scale_by`): 1, the body's mass, or the mass of the subtree distal to the joint.
+    `bodies` are the Body specs of the model's first len(bodies) bodies."""
+    distal = np.array(mass, dtype=np.float64)
+    for i in range(len(parent) - 1, -1, -1):
+        if parent[i] >= 0:
+            distal[parent[i]] += distal[i]
+    out = np.ones(nv)
+    for i, body in enumerate(bodies):
+        n = JOINT_NV[jtype[i]]
+        if n == 0:
+            continue
+        by = body.joint.forces.scale_by
+        scale = {"none": 1.0, "mass": mass[i], "distal_mass": distal[i]}.get(by)
+        if scale is None:
+            raise CorpusError(_problem(body.joint.where, f"scale_by must be none, mass or "
+                                                         f"distal_mass, got {by!r}"))
+        out[vadr[i]:vadr[i] + n] = scale
+    return out
+
+
+def _force_tables(bodies, jtype, vadr, nv, dof_scale):
+    """JointForceArrays (the per-DOF `force_scale` applied to spring, exp-spring alpha,
+    damper and servo constants) and the per-DOF armature."""
     t = {name: np.zeros(nv) for name in JointForceArrays._fields}
     t["limit_lower"][:] = -np.inf
     t["limit_upper"][:] = np.inf
@@ -300,11 +318,8 @@ def _force_tables(bodies, jtype, vadr, nv, mass, distal):
         if n == 0:
             continue
         f = body.joint.forces
-        scale = {"none": 1.0, "mass": mass[i], "distal_mass": distal[i]}.get(f.scale_by)
-        if scale is None:
-            raise CorpusError(_problem(body.joint.where, f"scale_by must be none, mass or "
-                                                         f"distal_mass, got {f.scale_by!r}"))
         s = slice(vadr[i], vadr[i] + n)
+        scale = dof_scale[s]
         t["damping"][s] = scale * f.damping
         t["spring_k"][s] = scale * f.spring_k
         t["spring_rest"][s] = _per_dof(f.spring_rest, n)

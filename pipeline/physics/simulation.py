@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+from pipeline.compiler.build import force_scale
 from pipeline.errors import CorpusError, Problem, SimulationError
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import empty_pushes, PUSH_END
@@ -131,7 +132,9 @@ class Simulation:
                 dof_qpos[tree.vadr[b]:tree.vadr[b] + JOINT_NV[t]] = \
                     np.arange(tree.qadr[b], tree.qadr[b] + JOINT_NQ[t])
         self.dof_qpos = dof_qpos
-        self.force_scale = _force_scale(model, scene)
+        bodies = [b for c in scene.creatures for b in c.bodies][:model.nbody]
+        self.force_scale = force_scale(tree.parent, tree.jtype, tree.vadr, model.nv, tree.mass,
+                                       bodies)
         self._statics = Statics(tree=tree, contact=model.contact,
                                 dof_qpos=dof_qpos, nq=model.nq)
         self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0])
@@ -384,22 +387,3 @@ def _field_mark(file: str | None, path: str):
 def _unknown(kind: str, name: str, known) -> Exception:
     return CorpusError(f"no {kind} named {name!r} (known: {', '.join(known)})")
 
-
-def _force_scale(model: Model, scene: Scene) -> np.ndarray:
-    """Per-DOF multiplier compile applied to the scaled force constants (McKenna's
-    springtype): 1, the body's mass, or the mass of the subtree distal to the joint."""
-    tree = model.tree
-    distal = np.array(tree.mass, dtype=np.float64)
-    for i in range(model.nbody - 1, -1, -1):
-        if tree.parent[i] >= 0:
-            distal[tree.parent[i]] += distal[i]
-    bodies = [b for c in scene.creatures for b in c.bodies]
-    scale = np.ones(model.nv)
-    for i, body in enumerate(bodies[:model.nbody]):
-        va, n = int(tree.vadr[i]), JOINT_NV[tree.jtype[i]]
-        by = body.joint.forces.scale_by
-        if by == "mass":
-            scale[va:va + n] = tree.mass[i]
-        elif by == "distal_mass":
-            scale[va:va + n] = distal[i]
-    return scale
