@@ -11,7 +11,7 @@ import math
 import re
 
 from pipeline.errors import CorpusError
-from pipeline.spec.loader import NOWHERE, child_mark, plain
+from pipeline.spec.loader import NOWHERE, child_mark, join_path, plain
 
 # bare number -> this unit; then the units each dimension accepts (factor to SI)
 DIMENSIONS: dict[str, tuple[str | None, dict[str, float]]] = {
@@ -111,7 +111,7 @@ def to_si_document(doc, schema: dict) -> object:
                     return walk(value, branch, mark, path)
         if isinstance(value, dict):
             props = node.get("properties", {})
-            return {k: walk(v, props[k], child_mark(value, k), _sub(path, k)) if k in props
+            return {k: walk(v, props[k], child_mark(value, k), join_path(path, k)) if k in props
                     else plain(v) for k, v in value.items()}
         if isinstance(value, list):
             items = node.get("items")
@@ -120,7 +120,3 @@ def to_si_document(doc, schema: dict) -> object:
         return value
 
     return walk(doc, schema, getattr(doc, "mark", NOWHERE), "")
-
-
-def _sub(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
