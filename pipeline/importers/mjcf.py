@@ -302,13 +302,7 @@ class MjcfImporter:
         return Frame(pos, quat_to_mat(self.orientation(el, a)))
 
     def unique(self, name: str) -> str:
-        base, n = safe_name(name), 1
-        name = base
-        while name in self.used_names:
-            n += 1
-            name = f"{base}_{n}"
-        self.used_names.add(name)
-        return name
+        return _unique(safe_name(name), self.used_names)
 
     # ---------------------------------------------------------------- bodies
     def _body(self, el: Element, parent: Link | None, parent_anchor: Frame, childclass: str,
@@ -563,16 +557,18 @@ class MjcfImporter:
         if limited == "true" or (limited == "auto" and "ctrlrange" in a):
             ctrlrange = tuple(float(x) for x in floats(a.get("ctrlrange"), 2, el, "ctrlrange"))
         # an unnamed actuator is named after its joint (MuJoCo leaves it nameless)
-        name = self.unique_actuator(safe_name(a.get("name", joint)))
+        name = _unique(safe_name(a.get("name", joint)), self.actuator_names)
         return Actuator(name, self.link_of_joint[joint], gear, ctrlrange)
 
-    def unique_actuator(self, name: str) -> str:
-        base, n = name, 1
-        while name in self.actuator_names:
-            n += 1
-            name = f"{base}_{n}"
-        self.actuator_names.add(name)
-        return name
+
+def _unique(name: str, used: set[str]) -> str:
+    """`name`, or `name_2`, `name_3`, ... if taken; the result is added to `used`."""
+    base, n = name, 1
+    while name in used:
+        n += 1
+        name = f"{base}_{n}"
+    used.add(name)
+    return name
 
 
 def import_mjcf(path, *, drop_unsupported: bool = False) -> ImportResult:
