@@ -247,11 +247,11 @@ class MjcfImporter:
         for a in el.children:
             if a.tag == "mesh":
                 attrs = self.defaults.attrs(a, "main")
-                name = attrs.get("name") or Path(attrs["file"]).stem
                 if "file" not in attrs:
                     self.log.unsupported_feature(a, "meshes given inline (vertex/face) are not "
                                                     "supported; use a mesh file")
                     continue
+                name = attrs.get("name") or Path(attrs["file"]).stem
                 for key in ("refpos", "refquat"):
                     if key in attrs:
                         self.log.unsupported_feature(a, f"mesh {key} is not supported", key)
