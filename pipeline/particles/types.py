@@ -136,9 +136,6 @@ class ParticleCreature:
     surfaces: tuple[dict[str, Any], ...] = ()  # render-only domes (model.extras["surfaces"])
     where: Where = Where()
 
-    def mass_index(self, name: str) -> int:
-        return [m.name for m in self.masses].index(name)
-
 
 @dataclass(frozen=True)
 class ParticleScene:
