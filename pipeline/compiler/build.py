@@ -69,17 +69,21 @@ def gravity_vector(environment) -> np.ndarray:
     return vec
 
 
+def as_scene(spec) -> Scene:
+    """A Scene, or a lone Creature wrapped in a scene with the default settings."""
+    if isinstance(spec, Scene):
+        return spec
+    if isinstance(spec, Creature):
+        return Scene(name=spec.name, creatures=(spec,), environment={})
+    raise TypeError(f"expected a Scene or a Creature, got {type(spec).__name__}")
+
+
 def compile_model(spec) -> tuple[Model, np.ndarray]:
     """(Model, cstate0): the compiled model with its contact tables, and the initial
     non-integrated contact state that belongs in Data."""
     from pipeline.physics.contact.build import build_contact
 
-    if isinstance(spec, Creature):
-        scene = Scene(name=spec.name, creatures=(spec,), environment={})
-    elif isinstance(spec, Scene):
-        scene = spec
-    else:
-        raise TypeError(f"build_model takes a Scene or a Creature, not {type(spec).__name__}")
+    scene = as_scene(spec)
     model = _articulated_model(scene)
     contact, cstate0 = build_contact(scene, model)
     return dataclasses.replace(model, contact=contact), cstate0

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from pipeline.compiler.build import force_scale
+from pipeline.compiler.build import as_scene, compile_model, force_scale
 from pipeline.errors import CorpusError, Problem, SimulationError
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import empty_pushes, PUSH_END
@@ -20,7 +20,7 @@ from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, JointForceArrays, M
 from pipeline.physics.step import (N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
                                    body_poses)
 from pipeline.recording import Recorder, Recording
-from pipeline.spec.types import Creature, Scene, SimulationSettings
+from pipeline.spec.types import Scene, SimulationSettings
 
 # the per-frame arrays controllers may write, which the numba step reads as float64 vectors
 _LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
@@ -85,19 +85,8 @@ class Data:
         self.y[self.nq + self.nv:] = value
 
 
-def as_scene(spec) -> Scene:
-    """A Scene, or a lone Creature wrapped in a scene with the default settings."""
-    if isinstance(spec, Scene):
-        return spec
-    if isinstance(spec, Creature):
-        return Scene(name=spec.name, creatures=(spec,), environment={})
-    raise TypeError(f"expected a Scene or a Creature, got {type(spec).__name__}")
-
-
 def compile_simulation(spec, **kwargs) -> Simulation:
     """pipeline.compile: Scene or Creature -> Simulation (Model + Data)."""
-    from pipeline.compiler.build import compile_model
-
     scene = as_scene(spec)
     model, cstate0 = compile_model(scene)
     return Simulation(model, scene, cstate0, **kwargs)
