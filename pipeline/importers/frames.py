@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from pipeline.spec.transforms import quat_from_matrix
+
 IDENTITY_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
 
 
@@ -44,26 +46,6 @@ def quat_to_mat(q) -> np.ndarray:
     ])
 
 
-def mat_to_quat(m) -> np.ndarray:
-    """Shepperd's method: branch on the largest diagonal term for accuracy."""
-    m = np.asarray(m, dtype=float)
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0.0:
-        s = 2.0 * math.sqrt(1.0 + tr)
-        q = [0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
-        q = [(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s]
-    elif m[1, 1] > m[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
-        q = [(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s]
-    else:
-        s = 2.0 * math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
-        q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s]
-    q = np.array(q)
-    return q if q[0] >= 0 else -q
-
-
 def quat_z_to(z) -> np.ndarray:
     """The smallest rotation taking +z onto `z` (MuJoCo's rule for `zaxis` and `fromto`)."""
     z = np.asarray(z, dtype=float)
@@ -99,7 +81,7 @@ class Frame:
 
     @property
     def quat(self) -> np.ndarray:
-        return mat_to_quat(self.rot)
+        return np.array(quat_from_matrix(self.rot))
 
 
 def number(x: float) -> float | int:
