@@ -40,18 +40,6 @@ class ContactArrays(NamedTuple):
     grid_h: np.ndarray  # (ny, nx) terrain heights above ground z; (1, 1) = flat ground
 
 
-def empty_contact() -> ContactArrays:
-    """No contact at all (a model compiled without an environment)."""
-    z3 = np.zeros((0, 3))
-    return ContactArrays(
-        enabled=np.zeros(1, np.int64), layout=np.zeros(S.LAYOUT_SIZE, np.int64),
-        point_body=np.zeros(0, np.int64), point_pos=z3, point_radius=np.zeros(0),
-        box_body=np.zeros(0, np.int64), box_pos=z3, box_rot=np.zeros((0, 3, 3)),
-        box_half=z3, pair=np.zeros((0, 2), np.int64), attach_body=np.zeros((0, 2), np.int64),
-        attach_pos=np.zeros((0, 2, 3)), attach_const=np.zeros((0, 6)),
-        grid_geom=np.array([0.0, 0.0, 1.0, 1.0]), grid_h=np.zeros((1, 1)))
-
-
 @numba.njit(cache=True)
 def _apply(fext, b, xpos, px, py, pz, fx, fy, fz):
     """Add force F at world point p to body b: torque about the body origin, then force."""
