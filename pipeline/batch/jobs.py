@@ -5,6 +5,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pipeline
@@ -20,7 +21,7 @@ class Job:
     origin: str = ""  # the file the job came from, for messages
     base_dir: str = ""  # the scene file's folder: where its Python controllers' modules live
 
-    @property
+    @cached_property  # read once: out_dir, is_complete and the runner ask for it many times
     def hash(self) -> str:
         h = hashlib.sha256()
         h.update(pipeline.__version__.encode())
