@@ -54,7 +54,7 @@ def test_failures_are_isolated_reported_and_exit_1(tmp_path, warm):
                                          "simulation: {duration: 0.1}\n")
     # hang_ctrl.py sits beside the scene that names it, and the batch starts elsewhere
     proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "batch", str(good), str(broken), str(hang),
-                           "--jobs", "2", "--timeout", "12", "--out", str(tmp_path / "out"), "--quiet"],
+                           "--jobs", "2", "--timeout", "20", "--out", str(tmp_path / "out"), "--quiet"],
                           capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode == 1, proc.stderr
     rows = {r["name"]: r for r in json.loads((tmp_path / "out/batch.json").read_text())}
