@@ -5,7 +5,7 @@ import pytest
 from pipeline.errors import CorpusError
 from pipeline.export.camera import camera_path, smooth
 from pipeline.export.gait import stepping
-from pipeline.export.poses import quat_to_matrix
+from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 from pipeline.export.resample import frame_times, resample_poses, resample_series, slerp
 from test_export_fixtures import DURATION, SPEED, walker_model, walker_recording
 

@@ -77,7 +77,7 @@ def test_a9_prescribed_root_follows_its_acceleration():
 def test_a9_prescribed_root_keeps_its_world_velocities():
     """root: {mode: prescribed, prescribed: {linear, angular}}: the root translates and spins
     at constant world velocities whatever its pendulum does."""
-    from pipeline.compiler.build import quat_to_matrix
+    from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
     from pipeline.spec.types import Creature
 
     cart = Body(name="cart", parent=None, placement=Pose((0, 0, 1.0), (0.8, 0.6, 0.0, 0.0)),

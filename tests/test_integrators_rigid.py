@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from pipeline.compiler.build import quat_to_matrix
+from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 from simulation_helpers import creature, free_body, momentum, simulate
 
 G = 9.8

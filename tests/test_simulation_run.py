@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from pipeline.compiler.build import quat_to_matrix
+from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 from pipeline.errors import CorpusError
 from pipeline.physics import forward_kinematics
 from pipeline.physics.simulation import compile_simulation

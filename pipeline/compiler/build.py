@@ -21,19 +21,10 @@ from pipeline.errors import CorpusError, Problem
 from pipeline.physics.model import (FIXED, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES,
                                     BALL, UNIVERSAL, GeomArrays, JointForceArrays, Model,
                                     TreeArrays)
+from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 from pipeline.spec.types import Creature, Scene
 
 DEFAULT_GRAVITY = 9.8  # m/s^2 down -z: corpus `setgrav` default, also what "on" means
-
-
-def quat_to_matrix(quat) -> np.ndarray:
-    w, x, y, z = quat
-    n = w * w + x * x + y * y + z * z
-    s = 2.0 / n
-    return np.array([
-        [1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)],
-        [s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x)],
-        [s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)]])
 
 
 def quat_mul(a, b):

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def quat_to_matrix(q: np.ndarray) -> np.ndarray:
-    """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) in (w, x, y, z) order."""
-    w, x, y, z = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
+from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 
 
 def pose_matrices(pos: np.ndarray, quat: np.ndarray) -> np.ndarray:

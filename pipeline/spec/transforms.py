@@ -116,10 +116,14 @@ def quat_from_matrix(R: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def matrix_from_quat(q) -> np.ndarray:
-    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    """Rotation matrices (..., 3, 3) of (w, x, y, z) quaternions (..., 4), normalised first."""
+    q = np.asarray(q, float)
+    w, x, y, z = np.moveaxis(q / np.linalg.norm(q, axis=-1, keepdims=True), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
 
 
 def pose(R: np.ndarray, t: np.ndarray) -> Pose:
