@@ -24,7 +24,7 @@ def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT)
     boxes (body, centre, rot, half) lists · pairs [(a, b)] · attach [(b1, p1, b2, p2,
     (k, alpha, beta, e, break, rest))] with -1 for the world · grid (geom, heights).
     """
-    pb, pp, pr = points
+    pb, pp, pr = _sorted_by_body(*points)
     bb, bp, br, bh = boxes if boxes is not None else ([], [], [], [])
     na = len(attach)
     nb = len(sticky)
@@ -38,9 +38,10 @@ def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT)
     arrays = ContactArrays(
         enabled=np.array([1 if len(pb) or na else 0], np.int64),
         layout=layout,
-        point_body=np.asarray(pb, np.int64).reshape(-1),
-        point_pos=np.asarray(pp, float).reshape(-1, 3),
-        point_radius=np.asarray(pr, float).reshape(-1),
+        point_body=pb,
+        point_pos=pp,
+        point_radius=pr,
+        **_groups(pb, pp, pr),
         box_body=np.asarray(bb, np.int64).reshape(-1),
         box_pos=np.asarray(bp, float).reshape(-1, 3),
         box_rot=np.asarray(br, float).reshape(-1, 3, 3),
@@ -51,8 +52,29 @@ def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT)
         attach_const=np.array([a[4] for a in attach], float).reshape(-1, 6),
         grid_geom=np.asarray(grid[0], float),
         grid_h=np.ascontiguousarray(grid[1], float),
+        grid_top=np.array([float(np.max(grid[1]))]),
     )
     return arrays, cstate0
+
+
+def _sorted_by_body(bodies, centres, radii):
+    """Contact points as arrays, grouped by body (stable: a body keeps its points' order)."""
+    body = np.asarray(bodies, np.int64).reshape(-1)
+    order = np.argsort(body, kind="stable")
+    return (body[order], np.asarray(centres, float).reshape(-1, 3)[order],
+            np.asarray(radii, float).reshape(-1)[order])
+
+
+def _groups(body, centre, radius) -> dict:
+    """Per-body runs of the sorted points and how far each run reaches from its body's
+    origin, for the kernel's skip of bodies clear of the ground (`_ground`). The reach is
+    padded by 1e-9 m so rounding in the world transform can never hide a contact."""
+    start = np.flatnonzero(np.r_[True, body[1:] != body[:-1]]) if len(body) else np.zeros(0, int)
+    bounds = np.r_[start, len(body)].astype(np.int64)
+    reach = np.linalg.norm(centre, axis=1) + radius
+    return dict(group_start=bounds, group_body=body[start],
+                group_reach=np.array([reach[a:b].max() + 1e-9 for a, b in zip(bounds, bounds[1:])]),
+                group_radius=np.array([radius[a:b].max() for a, b in zip(bounds, bounds[1:])]))
 
 
 def body_index(model, name: str, path: str, file: str | None = None) -> int:

@@ -28,6 +28,10 @@ class ContactArrays(NamedTuple):
     point_body: np.ndarray  # (npt,) int64 body of each contact point
     point_pos: np.ndarray  # (npt, 3) centre in the body frame
     point_radius: np.ndarray  # (npt,) 0 for corners
+    group_start: np.ndarray  # (ngroup + 1,) int64: points of group g are start[g]:start[g+1]
+    group_body: np.ndarray  # (ngroup,) int64: the body of each group (points sorted by body)
+    group_reach: np.ndarray  # (ngroup,) max |centre| + radius over the group's points
+    group_radius: np.ndarray  # (ngroup,) largest radius in the group
     box_body: np.ndarray  # (nbox,) int64 body owning each collision box
     box_pos: np.ndarray  # (nbox, 3) box centre in the body frame
     box_rot: np.ndarray  # (nbox, 3, 3) body <- box
@@ -38,6 +42,7 @@ class ContactArrays(NamedTuple):
     attach_const: np.ndarray  # (na, 6): k, exp_alpha, exp_beta, restitution, break, rest
     grid_geom: np.ndarray  # (4,) x0, y0, dx, dy of the terrain grid
     grid_h: np.ndarray  # (ny, nx) terrain heights above ground z; (1, 1) = flat ground
+    grid_top: np.ndarray  # (1,) max(grid_h): no surface point lies above ground z + this
 
 
 @numba.njit(cache=True)
@@ -90,24 +95,29 @@ def _point_velocity(b, px, py, pz, xpos, xrot, vbody):
 
 
 @numba.njit(cache=True)
-def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
-    """Normal force, friction and sticky anchor of contact point i against the ground."""
-    b = contact.point_body[i]
-    rad = contact.point_radius[i]
-    cx, cy, cz = _world_point(b, contact.point_pos[i], xpos, xrot)
-    h, nx, ny, nz = surface(contact, cs[S.GROUND_Z], cx, cy)
+def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
+    """Penetration of the sphere (c, rad) into the ground and the contact normal:
+    (depth, nx, ny, nz); depth <= 0 when apart."""
+    h, nx, ny, nz = surface(grid_h, grid_geom, ground_z, cx, cy)
     depth = rad - nz * (cz - h)  # perpendicular distance into the facet plane
-    if rad > 0.0 and contact.grid_h.shape[0] > 1 and cz > h:
+    if rad > 0.0 and grid_h.shape[0] > 1 and cz > h:
         # a sphere above the terrain may touch another facet, an edge or a vertex first
-        g = contact.grid_geom
-        d, mx, my, mz = grid_sphere(contact.grid_h, g[0], g[1], g[2], g[3],
-                                    cx, cy, cz - cs[S.GROUND_Z], rad)
+        g = grid_geom
+        d, mx, my, mz = grid_sphere(grid_h, g[0], g[1], g[2], g[3], cx, cy, cz - ground_z, rad)
         if d > -math.inf:  # no triangle under the footprint: beyond the grid's edge
             depth, nx, ny, nz = d, mx, my, mz
-    px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+    return depth, nx, ny, nz
+
+
+@numba.njit(cache=True)
+def _ground_point(b, a, sticky, px, py, pz, depth, nx, ny, nz, cs, co, xpos, xrot, vbody, fext):
+    """Normal force, friction and sticky anchor of the contact point at p (world) of body
+    b, whose anchors start at cs[a]; depth > 0 is the penetration along the normal n.
+
+    Takes plain arrays and scalars, not ContactArrays: passing a tuple of twenty arrays to
+    a kernel costs a reference count on each, which was most of the cost of a point."""
     vx, vy, vz = _point_velocity(b, px, py, pz, xpos, xrot, vbody)
     fx = fy = fz = 0.0
-    a = contact.layout[S.LAYOUT_ANCHORS] + S.ANCHOR_STRIDE * i
     if depth > 0.0:
         vn = vx * nx + vy * ny + vz * nz
         fn = normal_force(depth, vn, cs[S.K], cs[S.B], cs[S.KRF], cs[S.ALPHA], cs[S.BETA],
@@ -146,7 +156,7 @@ def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
             fz -= s * tz
     else:
         co[a + 7] = 0.0
-    if cs[contact.layout[S.LAYOUT_STICKY] + b] != 0.0:
+    if sticky:
         if cs[a + 3] != 0.0:
             dx, dy, dz = cs[a] - px, cs[a + 1] - py, cs[a + 2] - pz
             dist = math.sqrt(dx * dx + dy * dy + dz * dz)
@@ -170,6 +180,45 @@ def _ground_point(contact, i, cs, co, xpos, xrot, vbody, fext):
 
 
 @numba.njit(cache=True)
+def _ground(contact, cs, co, xpos, xrot, vbody, fext):
+    """Every contact point against the ground, skipping whole bodies that are clear of it.
+
+    Most points of a walking creature are far above the ground; testing each costs most of
+    a derivative evaluation. A body whose lowest possible point (origin height minus the
+    group's reach) is above the highest surface point cannot touch, and when it is also
+    more than the break stretch above any sticky anchor (anchors lie at most one radius
+    above the surface) `_ground_point` would only clear its anchors: do just that.
+    """
+    top = cs[S.GROUND_Z] + contact.grid_top[0]
+    a0 = contact.layout[S.LAYOUT_ANCHORS]
+    sticky0 = contact.layout[S.LAYOUT_STICKY]
+    for g in range(contact.group_body.shape[0]):
+        b = contact.group_body[g]
+        clearance = xpos[b, 2] - contact.group_reach[g] - top
+        margin = 0.0
+        if cs[sticky0 + b] != 0.0:
+            margin = max(0.0, contact.group_radius[g] + cs[S.STICK_MAX])
+        if clearance > margin:
+            for i in range(contact.group_start[g], contact.group_start[g + 1]):
+                co[a0 + S.ANCHOR_STRIDE * i + 3] = 0.0
+                co[a0 + S.ANCHOR_STRIDE * i + 7] = 0.0
+        else:
+            for i in range(contact.group_start[g], contact.group_start[g + 1]):
+                rad = contact.point_radius[i]
+                cx, cy, cz = _world_point(b, contact.point_pos[i], xpos, xrot)
+                depth, nx, ny, nz = _ground_depth(contact.grid_h, contact.grid_geom,
+                                                  cs[S.GROUND_Z], cx, cy, cz, rad)
+                a = a0 + S.ANCHOR_STRIDE * i
+                sticky = cs[sticky0 + b] != 0.0
+                if depth <= 0.0 and not (sticky and cs[a + 3] != 0.0):  # apart, not held
+                    co[a + 3] = 0.0
+                    co[a + 7] = 0.0
+                    continue
+                _ground_point(b, a, sticky, cx - rad * nx, cy - rad * ny, cz - rad * nz,
+                              depth, nx, ny, nz, cs, co, xpos, xrot, vbody, fext)
+
+
+@numba.njit(cache=True, inline="always")
 def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
     """Contact point i (sphere or corner) against collision box k of another body:
     penalty push along the normal of the penetrated face, equal and opposite."""
@@ -275,8 +324,7 @@ def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext):
     if contact.enabled[0] == 0:
         return
     if cstate_in[S.GROUND_ON] != 0.0:
-        for i in range(contact.point_body.shape[0]):
-            _ground_point(contact, i, cstate_in, cstate_out, xpos, xrot, vbody, fext)
+        _ground(contact, cstate_in, cstate_out, xpos, xrot, vbody, fext)
     else:
         a0 = contact.layout[S.LAYOUT_ANCHORS]
         for i in range(contact.point_body.shape[0]):

@@ -47,12 +47,16 @@ def grid_surface(h, x0, y0, dx, dy, x, y):
 
 
 @numba.njit(cache=True)
-def surface(contact, ground_z, x, y):
-    """Ground height and upward unit normal under (x, y): (z, nx, ny, nz)."""
-    if contact.grid_h.shape[0] < 2:
+def surface(grid_h, grid_geom, ground_z, x, y):
+    """Ground height and upward unit normal under (x, y): (z, nx, ny, nz).
+
+    Takes the two grid arrays rather than the whole ContactArrays: passing a tuple of
+    twenty arrays to a kernel that is not inlined costs a reference count on each, which
+    made this call most of the cost of a contact point."""
+    if grid_h.shape[0] < 2:
         return ground_z, 0.0, 0.0, 1.0
-    g = contact.grid_geom
-    z, nx, ny, nz = grid_surface(contact.grid_h, g[0], g[1], g[2], g[3], x, y)
+    g = grid_geom
+    z, nx, ny, nz = grid_surface(grid_h, g[0], g[1], g[2], g[3], x, y)
     return z + ground_z, nx, ny, nz
 
 
