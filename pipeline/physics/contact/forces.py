@@ -110,13 +110,13 @@ def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
 
 
 @numba.njit(cache=True)
-def _ground_point(b, a, sticky, px, py, pz, depth, nx, ny, nz, cs, co, xpos, xrot, vbody, fext):
-    """Normal force, friction and sticky anchor of the contact point at p (world) of body
-    b, whose anchors start at cs[a]; depth > 0 is the penetration along the normal n.
+def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs, co):
+    """Force (fx, fy, fz) on the contact point at p (world) moving at v: normal push,
+    friction and sticky spring; its anchors start at cs[a] and their updates go to co.
+    depth > 0 is the penetration along the surface normal n.
 
     Takes plain arrays and scalars, not ContactArrays: passing a tuple of twenty arrays to
     a kernel costs a reference count on each, which was most of the cost of a point."""
-    vx, vy, vz = _point_velocity(b, px, py, pz, xpos, xrot, vbody)
     fx = fy = fz = 0.0
     if depth > 0.0:
         vn = vx * nx + vy * ny + vz * nz
@@ -175,8 +175,7 @@ def _ground_point(b, a, sticky, px, py, pz, depth, nx, ny, nz, cs, co, xpos, xro
             co[a], co[a + 1], co[a + 2], co[a + 3] = px, py, pz, 1.0
     else:
         co[a + 3] = 0.0
-    if fx != 0.0 or fy != 0.0 or fz != 0.0:
-        _apply(fext, b, xpos, px, py, pz, fx, fy, fz)
+    return fx, fy, fz
 
 
 @numba.njit(cache=True)
@@ -187,7 +186,7 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
     a derivative evaluation. A body whose lowest possible point (origin height minus the
     group's reach) is above the highest surface point cannot touch, and when it is also
     more than the break stretch above any sticky anchor (anchors lie at most one radius
-    above the surface) `_ground_point` would only clear its anchors: do just that.
+    above the surface) `ground_point_force` would only clear its anchors: do just that.
     """
     top = cs[S.GROUND_Z] + contact.grid_top[0]
     a0 = contact.layout[S.LAYOUT_ANCHORS]
@@ -214,8 +213,12 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
                     co[a + 3] = 0.0
                     co[a + 7] = 0.0
                     continue
-                _ground_point(b, a, sticky, cx - rad * nx, cy - rad * ny, cz - rad * nz,
-                              depth, nx, ny, nz, cs, co, xpos, xrot, vbody, fext)
+                px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+                vx, vy, vz = _point_velocity(b, px, py, pz, xpos, xrot, vbody)
+                fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
+                                                vx, vy, vz, cs, co)
+                if fx != 0.0 or fy != 0.0 or fz != 0.0:
+                    _apply(fext, b, xpos, px, py, pz, fx, fy, fz)
 
 
 @numba.njit(cache=True, inline="always")
