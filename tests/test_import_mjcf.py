@@ -46,10 +46,7 @@ def body_links(result):
     return [ln for tree in result.links for ln in tree if ln.anchor is not None]
 
 
-# loading dog.xml's scene reads its 162 bone meshes again (~10 s)
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=[pytest.mark.slow] if model_id(p) == "suite/dog" else [])
-    for p in MODELS], ids=IDS)
+@pytest.mark.parametrize("path", MODELS, ids=IDS)
 def test_model_imports_validates_and_round_trips(path, tmp_path):
     result = imported(path)
     try:
