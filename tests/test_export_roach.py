@@ -1,5 +1,6 @@
 """The roach tripod scene end to end (slow: simulates): animation.glb passes the Khronos
-validator and the MP4 decodes to fps x slow_motion x duration frames of the asked size."""
+validator with no errors or warnings, and the MP4 decodes to fps x slow_motion x duration
+frames of the asked size."""
 import json
 import subprocess
 
@@ -31,3 +32,4 @@ def test_roach_tripod_exports(tmp_path):
                                             str(out / "animation.glb")], capture_output=True,
                                            text=True, timeout=120).stdout)
         assert report["issues"]["numErrors"] == 0, report["issues"]["messages"]
+        assert report["issues"]["numWarnings"] == 0, report["issues"]["messages"]
