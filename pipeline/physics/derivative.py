@@ -59,13 +59,31 @@ class Work(NamedTuple):
     ynew: np.ndarray  # (n,) candidate end-of-step state
     cs_cand: np.ndarray  # contact state to commit if the step is accepted
     cs_scratch: np.ndarray  # contact state written by the later stages (discarded)
+    # the implicit step's linear system (pipeline.physics.implicit)
+    mass: np.ndarray  # (nv, nv) M(q)
+    stiff: np.ndarray  # (nv, nv) K = -dtau/dq
+    damp: np.ndarray  # (nv, nv) C = -dtau/dqd
+    lin: np.ndarray  # (nv, nv) M + h C + h^2 K, factored in place
+    rhs: np.ndarray  # (nv,) right-hand side, then the velocity change
+    krest: np.ndarray  # (nv,) exponential springs' stiffness against their moving rest
+    piv: np.ndarray  # (nv,) int64 pivots
+    jac: np.ndarray  # (3, nv) one contact point's Jacobian
+    lin_body: np.ndarray  # (npoint,) int64 body of each linearised contact point
+    lin_point: np.ndarray  # (npoint, 3) its world position
+    lin_dfdp: np.ndarray  # (npoint, 3, 3) dF/dp
+    lin_dfdv: np.ndarray  # (npoint, 3, 3) dF/dv
 
 
-def make_work(nb: int, nq: int, nv: int, ncstate: int) -> Work:
+def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int) -> Work:
     n = nq + 2 * nv
-    return Work(dyn=make_workspace(nb, nv), fext=np.zeros((nb, 6)), tau=np.zeros(nv),
-                qacc=np.zeros(nq), k=np.zeros((6, n)), ytmp=np.zeros(n), ynew=np.zeros(n),
-                cs_cand=np.zeros(ncstate), cs_scratch=np.zeros(ncstate))
+    z = np.zeros
+    return Work(dyn=make_workspace(nb, nv), fext=z((nb, 6)), tau=z(nv),
+                qacc=z(nq), k=z((6, n)), ytmp=z(n), ynew=z(n),
+                cs_cand=z(ncstate), cs_scratch=z(ncstate),
+                mass=z((nv, nv)), stiff=z((nv, nv)), damp=z((nv, nv)), lin=z((nv, nv)),
+                rhs=z(nv), krest=z(nv), piv=z(nv, np.int64), jac=z((3, nv)),
+                lin_body=z(npoint, np.int64), lin_point=z((npoint, 3)),
+                lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)))
 
 
 @numba.njit(cache=True)

@@ -25,7 +25,7 @@ from pipeline.physics.derivative import evaluate
 from pipeline.physics.kinematics import qdot
 from pipeline.physics.model import BALL, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
 
-SYMPLECTIC_EULER, MCKENNA_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45 = range(5)
+SYMPLECTIC_EULER, MCKENNA_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45, IMPLICIT_EULER = range(6)
 INTEGRATORS = {
     "symplectic_euler": SYMPLECTIC_EULER,
     "euler": MCKENNA_EULER,  # corpus's `integration euler` is McKenna's Euler
@@ -33,6 +33,7 @@ INTEGRATORS = {
     "mckenna_euler_literal": MCKENNA_EULER_LITERAL,
     "rk4": RK4,
     "rkf45": RKF45,
+    "implicit_euler": IMPLICIT_EULER,  # pipeline.physics.implicit: for stiff contact
 }
 
 # Fehlberg 4(5): nodes, stage matrix, 5th-order weights and (5th - 4th) error weights

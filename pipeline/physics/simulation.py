@@ -126,7 +126,8 @@ class Simulation:
                                        bodies)
         self._statics = Statics(tree=tree, contact=model.contact,
                                 dof_qpos=dof_qpos, nq=model.nq)
-        self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0])
+        self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0],
+                               model.contact.point_body.shape[0])
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
         self.reset()
 

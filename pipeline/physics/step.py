@@ -20,8 +20,9 @@ import math
 
 import numba
 
+from pipeline.physics.implicit import implicit_euler_step
 from pipeline.physics.integrators import (
-    MCKENNA_EULER_LITERAL, RK4, RKF45, SYMPLECTIC_EULER, euler_step,
+    IMPLICIT_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45, SYMPLECTIC_EULER, euler_step,
     rk4_step, rkf45_attempt, rkf45_first_stage, symplectic_euler_step)
 from pipeline.physics.forces import PUSH_END, PUSH_START
 from pipeline.physics.kinematics import joint_pass, normalize_quaternions
@@ -31,7 +32,7 @@ from pipeline.physics.spatial import rot_to_quat
 OK, NONFINITE, UNDERFLOW = range(3)
 # counters: derivative evaluations, accepted steps, rejected steps
 N_EVAL, N_ACCEPT, N_REJECT = range(3)
-_EVALS_PER_STEP = (1, 1, 1, 4)  # symplectic, McKenna, McKenna literal, RK4
+_EVALS_PER_STEP = (1, 1, 1, 4, 6, 1)  # by method code (RKF45 counts its own)
 
 
 @numba.njit(cache=True)
@@ -79,6 +80,8 @@ def first_nonfinite(y):
 def fixed_step(st, lv, wk, method, t, h, y, cstate):
     if method == RK4:
         rk4_step(st, lv, wk, t, h, y, cstate, wk.ynew)
+    elif method == IMPLICIT_EULER:
+        implicit_euler_step(st, lv, wk, t, h, y, cstate, wk.ynew)
     elif method == SYMPLECTIC_EULER:
         symplectic_euler_step(st, lv, wk, t, h, y, cstate, wk.ynew)
     else:

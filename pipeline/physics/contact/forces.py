@@ -58,7 +58,7 @@ def _apply(fext, b, xpos, px, py, pz, fx, fy, fz):
 
 
 @numba.njit(cache=True)
-def _world_point(b, r, xpos, xrot):
+def world_point(b, r, xpos, xrot):
     R = xrot[b]
     return (xpos[b, 0] + R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2],
             xpos[b, 1] + R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
@@ -78,7 +78,7 @@ def _mul_t(R, x, y, z):
 
 
 @numba.njit(cache=True)
-def _point_velocity(b, px, py, pz, xpos, xrot, vbody):
+def point_velocity(b, px, py, pz, xpos, xrot, vbody):
     """World velocity of the material point of body b at world position p (b = -1: 0)."""
     if b < 0:
         return 0.0, 0.0, 0.0
@@ -95,7 +95,7 @@ def _point_velocity(b, px, py, pz, xpos, xrot, vbody):
 
 
 @numba.njit(cache=True)
-def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
+def ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
     """Penetration of the sphere (c, rad) into the ground and the contact normal:
     (depth, nx, ny, nz); depth <= 0 when apart."""
     h, nx, ny, nz = surface(grid_h, grid_geom, ground_z, cx, cy)
@@ -165,12 +165,16 @@ def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs,
                     co[a], co[a + 1], co[a + 2] = px, py, pz
                 else:
                     co[a + 3] = 0.0
-            elif dist > 0.0:
-                f = exp_spring(cs[S.STICK_ALPHA], cs[S.STICK_BETA], dist) * restitution_scale(
-                    cs[S.STICK_E], (vx * dx + vy * dy + vz * dz) / dist, cs[S.REST_V])
-                fx += f * dx / dist
-                fy += f * dy / dist
-                fz += f * dz / dist
+            else:
+                dn = dx * nx + dy * ny + dz * nz
+                dx, dy, dz = dx - dn * nx, dy - dn * ny, dz - dn * nz
+                s = math.sqrt(dx * dx + dy * dy + dz * dz)
+                if s > 0.0:
+                    f = exp_spring(cs[S.STICK_ALPHA], cs[S.STICK_BETA], s) * restitution_scale(
+                        cs[S.STICK_E], (vx * dx + vy * dy + vz * dz) / s, cs[S.REST_V])
+                    fx += f * dx / s
+                    fy += f * dy / s
+                    fz += f * dz / s
         elif depth > 0.0:
             co[a], co[a + 1], co[a + 2], co[a + 3] = px, py, pz, 1.0
     else:
@@ -178,47 +182,53 @@ def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs,
     return fx, fy, fz
 
 
+@numba.njit(cache=True, inline="always")
+def body_clear_of_ground(contact, cs, xpos, g, top):
+    """True when no point of group g can touch the ground (top: the highest surface point)
+    and none is within the break stretch of a sticky anchor, so `ground_point_force` would
+    only clear its anchors.
+
+    Most points of a walking creature are far above the ground and testing each cost most
+    of a derivative evaluation. A body's lowest possible point is its origin height minus
+    the group's reach; sticky anchors lie at most one radius above the surface."""
+    b = contact.group_body[g]
+    clearance = xpos[b, 2] - contact.group_reach[g] - top
+    margin = 0.0
+    if cs[contact.layout[S.LAYOUT_STICKY] + b] != 0.0:
+        margin = max(0.0, contact.group_radius[g] + cs[S.STICK_MAX])
+    return clearance > margin
+
+
 @numba.njit(cache=True)
 def _ground(contact, cs, co, xpos, xrot, vbody, fext):
-    """Every contact point against the ground, skipping whole bodies that are clear of it.
-
-    Most points of a walking creature are far above the ground; testing each costs most of
-    a derivative evaluation. A body whose lowest possible point (origin height minus the
-    group's reach) is above the highest surface point cannot touch, and when it is also
-    more than the break stretch above any sticky anchor (anchors lie at most one radius
-    above the surface) `ground_point_force` would only clear its anchors: do just that.
-    """
+    """Every contact point against the ground, skipping whole bodies clear of it."""
     top = cs[S.GROUND_Z] + contact.grid_top[0]
     a0 = contact.layout[S.LAYOUT_ANCHORS]
     sticky0 = contact.layout[S.LAYOUT_STICKY]
     for g in range(contact.group_body.shape[0]):
         b = contact.group_body[g]
-        clearance = xpos[b, 2] - contact.group_reach[g] - top
-        margin = 0.0
-        if cs[sticky0 + b] != 0.0:
-            margin = max(0.0, contact.group_radius[g] + cs[S.STICK_MAX])
-        if clearance > margin:
+        if body_clear_of_ground(contact, cs, xpos, g, top):
             for i in range(contact.group_start[g], contact.group_start[g + 1]):
                 co[a0 + S.ANCHOR_STRIDE * i + 3] = 0.0
                 co[a0 + S.ANCHOR_STRIDE * i + 7] = 0.0
-        else:
-            for i in range(contact.group_start[g], contact.group_start[g + 1]):
-                rad = contact.point_radius[i]
-                cx, cy, cz = _world_point(b, contact.point_pos[i], xpos, xrot)
-                depth, nx, ny, nz = _ground_depth(contact.grid_h, contact.grid_geom,
-                                                  cs[S.GROUND_Z], cx, cy, cz, rad)
-                a = a0 + S.ANCHOR_STRIDE * i
-                sticky = cs[sticky0 + b] != 0.0
-                if depth <= 0.0 and not (sticky and cs[a + 3] != 0.0):  # apart, not held
-                    co[a + 3] = 0.0
-                    co[a + 7] = 0.0
-                    continue
-                px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
-                vx, vy, vz = _point_velocity(b, px, py, pz, xpos, xrot, vbody)
-                fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
-                                                vx, vy, vz, cs, co)
-                if fx != 0.0 or fy != 0.0 or fz != 0.0:
-                    _apply(fext, b, xpos, px, py, pz, fx, fy, fz)
+            continue
+        for i in range(contact.group_start[g], contact.group_start[g + 1]):
+            rad = contact.point_radius[i]
+            cx, cy, cz = world_point(b, contact.point_pos[i], xpos, xrot)
+            depth, nx, ny, nz = ground_depth(contact.grid_h, contact.grid_geom,
+                                             cs[S.GROUND_Z], cx, cy, cz, rad)
+            a = a0 + S.ANCHOR_STRIDE * i
+            sticky = cs[sticky0 + b] != 0.0
+            if depth <= 0.0 and not (sticky and cs[a + 3] != 0.0):  # apart, not held
+                co[a + 3] = 0.0
+                co[a + 7] = 0.0
+                continue
+            px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+            vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
+            fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
+                                            vx, vy, vz, cs, co)
+            if fx != 0.0 or fy != 0.0 or fz != 0.0:
+                _apply(fext, b, xpos, px, py, pz, fx, fy, fz)
 
 
 @numba.njit(cache=True, inline="always")
@@ -228,8 +238,8 @@ def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
     ba = contact.point_body[i]
     bb = contact.box_body[k]
     rad = contact.point_radius[i]
-    cx, cy, cz = _world_point(ba, contact.point_pos[i], xpos, xrot)
-    ox, oy, oz = _world_point(bb, contact.box_pos[k], xpos, xrot)
+    cx, cy, cz = world_point(ba, contact.point_pos[i], xpos, xrot)
+    ox, oy, oz = world_point(bb, contact.box_pos[k], xpos, xrot)
     # the point in box coordinates: box <- body <- world
     bx, by, bz = _mul_t(xrot[bb], cx - ox, cy - oy, cz - oz)
     lx, ly, lz = _mul_t(contact.box_rot[k], bx, by, bz)
@@ -255,8 +265,8 @@ def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
     bx, by, bz = _mul(contact.box_rot[k], mx, my, mz)
     nx, ny, nz = _mul(xrot[bb], bx, by, bz)
     px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
-    ux, uy, uz = _point_velocity(ba, px, py, pz, xpos, xrot, vbody)
-    wx, wy, wz = _point_velocity(bb, px, py, pz, xpos, xrot, vbody)
+    ux, uy, uz = point_velocity(ba, px, py, pz, xpos, xrot, vbody)
+    wx, wy, wz = point_velocity(bb, px, py, pz, xpos, xrot, vbody)
     vx, vy, vz = ux - wx, uy - wy, uz - wz
     vn = vx * nx + vy * ny + vz * nz
     fn = normal_force(depth, vn, 0.0, 0.0, 0.0, cs[S.COL_ALPHA], cs[S.COL_BETA], cs[S.COL_E],
@@ -292,8 +302,8 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
             continue
         b1, b2 = contact.attach_body[j, 0], contact.attach_body[j, 1]
         r1, r2 = contact.attach_pos[j, 0], contact.attach_pos[j, 1]
-        ax, ay, az = (r1[0], r1[1], r1[2]) if b1 < 0 else _world_point(b1, r1, xpos, xrot)
-        bx, by, bz = (r2[0], r2[1], r2[2]) if b2 < 0 else _world_point(b2, r2, xpos, xrot)
+        ax, ay, az = (r1[0], r1[1], r1[2]) if b1 < 0 else world_point(b1, r1, xpos, xrot)
+        bx, by, bz = (r2[0], r2[1], r2[2]) if b2 < 0 else world_point(b2, r2, xpos, xrot)
         k, alpha, beta, e, brk, rest = contact.attach_const[j]
         dx, dy, dz = bx - ax, by - ay, bz - az
         dist = math.sqrt(dx * dx + dy * dy + dz * dz)
@@ -304,8 +314,8 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
             continue
         x = dist - rest
         f = k * x + math.copysign(exp_spring(alpha, beta, abs(x)), x)
-        u1 = _point_velocity(b1, ax, ay, az, xpos, xrot, vbody)
-        u2 = _point_velocity(b2, bx, by, bz, xpos, xrot, vbody)
+        u1 = point_velocity(b1, ax, ay, az, xpos, xrot, vbody)
+        u2 = point_velocity(b2, bx, by, bz, xpos, xrot, vbody)
         rate = (u2[0] - u1[0]) * dx + (u2[1] - u1[1]) * dy + (u2[2] - u1[2]) * dz
         f *= restitution_scale(e, -rate / dist if x > 0.0 else rate / dist, cs[S.REST_V])
         fx, fy, fz = f * dx / dist, f * dy / dist, f * dz / dist

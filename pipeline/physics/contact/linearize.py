@@ -1,0 +1,73 @@
+"""Derivatives of the ground contact forces for implicit integrators.
+
+For every contact point that pushes (depth > 0) or is held by a sticky anchor, the 3 x 3
+derivatives of its force with respect to the point's position and velocity, dF/dp and
+dF/dv, by central differences of `ground_point_force` itself: the implicit step then
+linearises whichever law and parameters the contact stage runs (exponential or linear
+springs, restitution, friction model 2's anchor spring and its cap, sticky springs)
+without a second, hand-derived copy of each. A position probe moves the sphere's centre,
+so depth and normal are recomputed as the kernel would.
+"""
+import numba
+
+from pipeline.physics.contact import state as S
+from pipeline.physics.contact.forces import (body_clear_of_ground, ground_depth,
+                                             ground_point_force, point_velocity, world_point)
+
+DP = 1e-9  # m: small against the exponential springs' 1/beta (0.3 mm for the roach ground)
+DV = 1e-6  # m/s: small against the restitution ramp (1 cm/s by default)
+
+
+@numba.njit(cache=True)
+def _probe(a, sticky, cx, cy, cz, rad, vx, vy, vz, cs, scratch, grid_h, grid_geom):
+    depth, nx, ny, nz = ground_depth(grid_h, grid_geom, cs[S.GROUND_Z], cx, cy, cz, rad)
+    return ground_point_force(a, sticky, cx - rad * nx, cy - rad * ny, cz - rad * nz,
+                              depth, nx, ny, nz, vx, vy, vz, cs, scratch)
+
+
+@numba.njit(cache=True)
+def ground_point_derivatives(contact, cs, scratch, xpos, xrot, vbody,
+                             body, point, dfdp, dfdv):
+    """Fill body[m], point[m] (world contact point) and dfdp[m], dfdv[m] (3 x 3,
+    [force component, coordinate]) for every active ground point; returns their number.
+    `scratch` (like cs) receives the law's anchor updates, which are discarded."""
+    if contact.enabled[0] == 0 or cs[S.GROUND_ON] == 0.0:
+        return 0
+    top = cs[S.GROUND_Z] + contact.grid_top[0]
+    a0 = contact.layout[S.LAYOUT_ANCHORS]
+    sticky0 = contact.layout[S.LAYOUT_STICKY]
+    gh, gg = contact.grid_h, contact.grid_geom
+    n = 0
+    for g in range(contact.group_body.shape[0]):
+        if body_clear_of_ground(contact, cs, xpos, g, top):
+            continue
+        b = contact.group_body[g]
+        sticky = cs[sticky0 + b] != 0.0
+        for i in range(contact.group_start[g], contact.group_start[g + 1]):
+            rad = contact.point_radius[i]
+            cx, cy, cz = world_point(b, contact.point_pos[i], xpos, xrot)
+            depth, nx, ny, nz = ground_depth(gh, gg, cs[S.GROUND_Z], cx, cy, cz, rad)
+            a = a0 + S.ANCHOR_STRIDE * i
+            if depth <= 0.0 and not (sticky and cs[a + 3] != 0.0):
+                continue
+            px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+            vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
+            body[n] = b
+            point[n, 0], point[n, 1], point[n, 2] = px, py, pz
+            for k in range(3):
+                ex = DP if k == 0 else 0.0
+                ey = DP if k == 1 else 0.0
+                ez = DP if k == 2 else 0.0
+                f1 = _probe(a, sticky, cx + ex, cy + ey, cz + ez, rad, vx, vy, vz, cs, scratch, gh, gg)
+                f0 = _probe(a, sticky, cx - ex, cy - ey, cz - ez, rad, vx, vy, vz, cs, scratch, gh, gg)
+                for r in range(3):
+                    dfdp[n, r, k] = (f1[r] - f0[r]) / (2.0 * DP)
+                ux = DV if k == 0 else 0.0
+                uy = DV if k == 1 else 0.0
+                uz = DV if k == 2 else 0.0
+                f1 = _probe(a, sticky, cx, cy, cz, rad, vx + ux, vy + uy, vz + uz, cs, scratch, gh, gg)
+                f0 = _probe(a, sticky, cx, cy, cz, rad, vx - ux, vy - uy, vz - uz, cs, scratch, gh, gg)
+                for r in range(3):
+                    dfdv[n, r, k] = (f1[r] - f0[r]) / (2.0 * DV)
+            n += 1
+    return n

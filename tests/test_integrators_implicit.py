@@ -1,0 +1,165 @@
+"""The linearly implicit integrators (pipeline.physics.implicit): their parts against
+independent computations, their order of convergence, and stability where explicit
+methods diverge."""
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline.physics import forward_kinematics
+from pipeline.physics.contact import state as S
+from pipeline.physics.contact.forces import contact_forces, point_velocity
+from pipeline.physics.contact.linearize import ground_point_derivatives
+from pipeline.physics.forces import joint_forces
+from pipeline.physics.implicit import joint_stiffness, lu_factor, lu_solve, point_jacobian
+from pipeline.physics.kinematics import joint_pass
+from pipeline.spec.types import ExpSpring, JointForces
+from simulation_helpers import creature, rod, simulate
+
+from contact_scenes import FLAT_ENV, free_body, simulation
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+G = 9.8
+REST_DEPTH = np.log1p(0.001 * G / (4 * 17.5)) / 3000  # digest B2
+
+
+def roach_in_motion(seed=3):
+    """The compiled roach with random joint angles and velocities, 1 cm up."""
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "roach_tripod.yaml"))
+    rng = np.random.default_rng(seed)
+    d = sim.data
+    d.q[7:] += rng.uniform(-0.3, 0.3, sim.model.nq - 7)
+    d.qd[:] = rng.normal(0.0, 1.0, sim.model.nv)
+    return sim
+
+
+def test_point_jacobian_maps_joint_velocities_to_the_point_velocity():
+    sim = roach_in_motion()
+    st, wk, d = sim._statics, sim._work, sim.data
+    joint_pass(st.tree, d.q, d.qd, wk.dyn, True)
+    rng = np.random.default_rng(0)
+    J = np.zeros((3, sim.model.nv))
+    for b in (0, 7, 12, 20, 32):  # abdomen and feet of several legs
+        p = wk.dyn.xpos[b] + wk.dyn.xrot[b] @ rng.uniform(-0.003, 0.003, 3)
+        point_jacobian(st.tree, wk.dyn, b, p[0], p[1], p[2], J)
+        v = point_velocity(b, p[0], p[1], p[2], wk.dyn.xpos, wk.dyn.xrot, wk.dyn.v)
+        np.testing.assert_allclose(J @ d.qd, v, rtol=1e-12, atol=1e-14)
+
+
+def test_joint_stiffness_is_minus_the_derivative_of_the_joint_forces():
+    sim = roach_in_motion()
+    st, d = sim._statics, sim.data
+    f = d.forces
+    f.limit_lower[5], f.limit_upper[5], f.limit_k[5], f.limit_b[5] = -1.0, d.q[6] - 0.01, 3e-4, 2e-6
+    f.servo_kp[9], f.servo_kd[9] = 1e-4, 1e-6
+    nv = sim.model.nv
+    K, C, Krest = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv)
+    rest = d.exp_rest.copy()
+    joint_stiffness(f, st.dof_qpos, d.q, rest, K, C, Krest)
+
+    def tau(q, qd, r):
+        out = np.zeros(nv)
+        joint_forces(f, st.dof_qpos, q, qd, r, np.zeros(nv), out)
+        return out
+
+    for j in range(6, nv):
+        iq = st.dof_qpos[j]
+        e = 1e-7
+        qp, qm = d.q.copy(), d.q.copy()
+        qp[iq] += e
+        qm[iq] -= e
+        dq = (tau(qp, d.qd, rest) - tau(qm, d.qd, rest)) / (2 * e)
+        assert -dq[j] == pytest.approx(K[j, j], rel=1e-6, abs=1e-12)
+        vp, vm = d.qd.copy(), d.qd.copy()
+        vp[j] += e
+        vm[j] -= e
+        dv = (tau(d.q, vp, rest) - tau(d.q, vm, rest)) / (2 * e)
+        assert -dv[j] == pytest.approx(C[j, j], rel=1e-6, abs=1e-15)
+        rp, rm = rest.copy(), rest.copy()
+        rp[j] += e
+        rm[j] -= e
+        dr = (tau(d.q, d.qd, rp) - tau(d.q, d.qd, rm)) / (2 * e)
+        assert dr[j] == pytest.approx(Krest[j], rel=1e-6, abs=1e-12)
+    assert np.count_nonzero(np.diag(K)) == nv - 6 and np.count_nonzero(np.diag(C)) > 30
+
+
+def test_lu_solve_matches_numpy():
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(38, 38)) + np.diag(np.full(38, 0.1))
+    b = rng.normal(size=38)
+    F, piv, x = A.copy(), np.zeros(38, np.int64), b.copy()
+    assert lu_factor(F, piv)
+    lu_solve(F, piv, x)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-10)
+    assert not lu_factor(np.zeros((3, 3)), np.zeros(3, np.int64))
+
+
+def test_contact_derivatives_of_a_resting_cube_are_the_exponential_spring_stiffness():
+    """Resting at the B2 depth, each bottom corner's normal stiffness is alpha beta
+    e^(beta d) and, at rest, the restitution ramp gives the damping -dF/dv_n of
+    F (1 - e) / v_ramp."""
+    sim = simulation([free_body("cube", "box", [0.01] * 3, [0, 0, 0.005 - REST_DEPTH])],
+                     env=FLAT_ENV)
+    c, d = sim.model.contact, sim.data
+    xpos, xrot, vb = forward_kinematics(sim.model, d.q, d.qd)
+    npt = len(c.point_body)
+    body, point = np.zeros(npt, np.int64), np.zeros((npt, 3))
+    dfdp, dfdv = np.zeros((npt, 3, 3)), np.zeros((npt, 3, 3))
+    n = ground_point_derivatives(c, d.cstate, np.zeros_like(d.cstate), xpos, xrot, vb,
+                                 body, point, dfdp, dfdv)
+    assert n == 4
+    k = 17.5 * 3000 * np.exp(3000 * REST_DEPTH)
+    fn = 17.5 * np.expm1(3000 * REST_DEPTH)
+    v_ramp = d.cstate[S.REST_V]
+    for m in range(n):
+        assert point[m, 2] == pytest.approx(-REST_DEPTH, rel=1e-9)  # the corner itself
+        assert dfdp[m, 2, 2] == pytest.approx(-k, rel=1e-6)
+        # one-sided ramp: the central difference sees half of its slope
+        assert dfdv[m, 2, 2] == pytest.approx(-0.5 * fn * (1 - 0.5) / v_ramp, rel=1e-6)
+        # Coulomb friction at rest: no slope in position, mu fn / v_slip in velocity
+        assert dfdp[m, 0, 0] == 0.0
+        assert dfdv[m, 0, 0] == pytest.approx(-0.7 * fn / d.cstate[S.SLIP_V], rel=1e-6)
+
+
+def test_b2_cube_rests_at_the_spring_depth_with_steps_of_a_whole_frame():
+    """An equilibrium is a fixed point of the implicit step, so the resting depth is exact
+    even at h = dt = 1/2400 s, 80x the step RK4 needs (h = 1/200 000 s)."""
+    sim = simulation([free_body("cube", "box", [0.01] * 3, [0, 0, 0.006])], duration=0.4,
+                     h=1 / 2400, integrator="implicit_euler")
+    rec = sim.run(progress=False)
+    assert 0.005 - rec.body_pos[-1, 0, 2] == pytest.approx(REST_DEPTH, rel=1e-6)
+    assert np.abs(rec.qd[-1]).max() < 1e-9
+
+
+def pendulum(**forces):
+    links = [rod("l0", None, (0, 0, 2.0), axis=(0, 1, 0), q0=0.6, forces=JointForces(**forces))]
+    for i in range(1, 4):
+        links.append(rod(f"l{i}", f"l{i - 1}", (1.0, 0, 0), axis=(0, 1, 0), q0=0.3 * (-1) ** i,
+                         forces=JointForces(**forces)))
+    return creature(*links)
+
+
+def end_state(integrator, h, **forces):
+    sim = simulate(pendulum(**forces), gravity=G, dt=0.05, integrator=integrator, h=h,
+                   duration=1.0, atol=1e-12, rtol=1e-12)
+    sim.run(progress=False)
+    return sim.data.y.copy()
+
+
+def test_first_order_convergence_on_a_sprung_pendulum():
+    forces = dict(damping=0.5, exp_spring=ExpSpring(alpha=2.0, beta=3.0, rest=0.0))
+    ref = end_state("rkf45", 1e-3, **forces)
+    errors = [np.abs(end_state("implicit_euler", h, **forces) - ref).max()
+              for h in (1e-3, 5e-4, 2.5e-4)]
+    rates = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert errors[-1] < 0.05
+    np.testing.assert_allclose(rates, 1.0, atol=0.1)
+
+
+def test_stiff_joint_spring_is_stable_where_rk4_diverges():
+    """The joint spring rings at omega ~ 1100 rad/s; at h = 5 ms (omega h ~ 5, twice RK4's
+    stability limit of 2.8) RK4 blows up and the implicit step stays bounded."""
+    stiff = dict(spring_k=4e5, damping=0.0)
+    y = end_state("implicit_euler", 1e-2 / 2, **stiff)
+    assert np.all(np.isfinite(y)) and np.abs(y).max() < 10.0
+    with pytest.raises(pipeline.errors.SimulationError, match="unstable"):
+        end_state("rk4", 1e-2 / 2, **stiff)
