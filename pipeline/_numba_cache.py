@@ -3,13 +3,16 @@
 numba's own cache checks only the file of the function it compiled, not the kernels that
 function inlined from other files; after an update to, say, aba.py, a cached step kernel
 would silently keep the old ABA. Keying the whole cache by every source file's content
-makes any change start a fresh cache. Must run before numba is first imported.
+makes any change start a fresh cache. numba reads the folder from its configuration when
+a kernel is defined, so a program that imported numba before corpus gets the configuration
+reloaded; otherwise it would load stale kernels from the default __pycache__ folders.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -47,3 +50,7 @@ def configure() -> None:
     if not current.is_dir():
         _prune(root, current)
     os.environ["NUMBA_CACHE_DIR"] = str(current)
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        config.reload_config()

@@ -8,9 +8,10 @@ import pipeline
 from pipeline.physics import forward_kinematics
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.forces import contact_forces, point_velocity
-from pipeline.physics.contact.linearize import ground_point_derivatives
+from pipeline.physics.contact.linearize import DP, ground_point_derivatives
 from pipeline.physics.forces import joint_forces
-from pipeline.physics.implicit import joint_stiffness, lu_factor, lu_solve, point_jacobian
+from pipeline.physics.crba import crba
+from pipeline.physics.implicit import joint_stiffness, tree_lu_factor, tree_lu_solve, point_jacobian
 from pipeline.physics.kinematics import joint_pass
 from pipeline.spec.types import ExpSpring, JointForces
 from simulation_helpers import creature, rod, simulate
@@ -82,21 +83,47 @@ def test_joint_stiffness_is_minus_the_derivative_of_the_joint_forces():
     assert np.count_nonzero(np.diag(K)) == nv - 6 and np.count_nonzero(np.diag(C)) > 30
 
 
-def test_lu_solve_matches_numpy():
+def chain(parent, j):
+    """DOF j and every DOF inward of it."""
+    out = {j}
+    while parent[j] >= 0:
+        j = parent[j]
+        out.add(j)
+    return out
+
+
+def test_tree_factorization_solves_the_roach_system():
+    """W = M + J^T Kp J over one leg's chain keeps the mass matrix's tree sparsity, which
+    the tree factorization relies on; its solve matches numpy's dense one."""
+    sim = roach_in_motion()
+    st, wk, d = sim._statics, sim._work, sim.data
+    nv = sim.model.nv
+    M = np.zeros((nv, nv))
+    crba(st.tree, d.q, M, wk.dyn)
+    parent = st.dof_parent
+    ancestors = [chain(parent, j) for j in range(nv)]
+    related = np.array([[i in ancestors[j] or j in ancestors[i] for j in range(nv)]
+                        for i in range(nv)])
+    assert np.all(M[~related] == 0.0) and related.sum() < nv * nv / 2
+    J = np.zeros((3, nv))
+    joint_pass(st.tree, d.q, d.qd, wk.dyn, True)
+    point_jacobian(st.tree, wk.dyn, 32, *wk.dyn.xpos[32], J)
     rng = np.random.default_rng(1)
-    A = rng.normal(size=(38, 38)) + np.diag(np.full(38, 0.1))
-    b = rng.normal(size=38)
-    F, piv, x = A.copy(), np.zeros(38, np.int64), b.copy()
-    assert lu_factor(F, piv)
-    lu_solve(F, piv, x)
-    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-10)
-    assert not lu_factor(np.zeros((3, 3)), np.zeros(3, np.int64))
+    Kp = rng.normal(size=(3, 3)) * 1e-6  # not symmetric, like linearised friction
+    W = M + J.T @ Kp @ J
+    assert np.all(W[~related] == 0.0) and not np.allclose(W, W.T)
+    b = rng.normal(size=nv)
+    H, x = W.copy(), b.copy()
+    assert tree_lu_factor(H, parent)
+    tree_lu_solve(H, parent, x)
+    np.testing.assert_allclose(x, np.linalg.solve(W, b), rtol=1e-9)
+    assert not tree_lu_factor(np.zeros((3, 3)), np.array([-1, 0, 1]))
 
 
 def test_contact_derivatives_of_a_resting_cube_are_the_exponential_spring_stiffness():
     """Resting at the B2 depth, each bottom corner's normal stiffness is alpha beta
-    e^(beta d) and, at rest, the restitution ramp gives the damping -dF/dv_n of
-    F (1 - e) / v_ramp."""
+    e^(beta d) (to the forward difference's beta DP / 2 = 1.5e-6) and, at rest, the
+    restitution ramp gives the damping -dF/dv_n of F (1 - e) / v_ramp."""
     sim = simulation([free_body("cube", "box", [0.01] * 3, [0, 0, 0.005 - REST_DEPTH])],
                      env=FLAT_ENV)
     c, d = sim.model.contact, sim.data
@@ -112,9 +139,12 @@ def test_contact_derivatives_of_a_resting_cube_are_the_exponential_spring_stiffn
     v_ramp = d.cstate[S.REST_V]
     for m in range(n):
         assert point[m, 2] == pytest.approx(-REST_DEPTH, rel=1e-9)  # the corner itself
-        assert dfdp[m, 2, 2] == pytest.approx(-k, rel=1e-6)
-        # one-sided ramp: the central difference sees half of its slope
-        assert dfdv[m, 2, 2] == pytest.approx(-0.5 * fn * (1 - 0.5) / v_ramp, rel=1e-6)
+        # the forward difference of the exponential spring over the probe's DP
+        assert dfdp[m, 2, 2] == pytest.approx(17.5 * np.exp(3000 * REST_DEPTH)
+                                              * np.expm1(-3000 * DP) / DP, rel=1e-7)
+        assert dfdp[m, 2, 2] == pytest.approx(-k, rel=2e-6)
+        # the probe moves the point outwards, onto the restitution ramp
+        assert dfdv[m, 2, 2] == pytest.approx(-fn * (1 - 0.5) / v_ramp, rel=1e-6)
         # Coulomb friction at rest: no slope in position, mu fn / v_slip in velocity
         assert dfdp[m, 0, 0] == 0.0
         assert dfdv[m, 0, 0] == pytest.approx(-0.7 * fn / d.cstate[S.SLIP_V], rel=1e-6)

@@ -29,6 +29,7 @@ class Statics(NamedTuple):
     tree: object  # TreeArrays
     contact: object  # ContactArrays
     dof_qpos: np.ndarray  # (nv,) int64: q index of a DOF's scalar coordinate, -1 for ball/free
+    dof_parent: np.ndarray  # (nv,) int64: the DOF just inward of each DOF, -1 at the root
     nq: int
 
 
@@ -66,7 +67,6 @@ class Work(NamedTuple):
     lin: np.ndarray  # (nv, nv) M + h C + h^2 K, factored in place
     rhs: np.ndarray  # (nv,) right-hand side, then the velocity change
     krest: np.ndarray  # (nv,) exponential springs' stiffness against their moving rest
-    piv: np.ndarray  # (nv,) int64 pivots
     jac: np.ndarray  # (3, nv) one contact point's Jacobian
     lin_body: np.ndarray  # (npoint,) int64 body of each linearised contact point
     lin_point: np.ndarray  # (npoint, 3) its world position
@@ -81,7 +81,7 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int) -> Work:
                 qacc=z(nq), k=z((6, n)), ytmp=z(n), ynew=z(n),
                 cs_cand=z(ncstate), cs_scratch=z(ncstate),
                 mass=z((nv, nv)), stiff=z((nv, nv)), damp=z((nv, nv)), lin=z((nv, nv)),
-                rhs=z(nv), krest=z(nv), piv=z(nv, np.int64), jac=z((3, nv)),
+                rhs=z(nv), krest=z(nv), jac=z((3, nv)),
                 lin_body=z(npoint, np.int64), lin_point=z((npoint, 3)),
                 lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)))
 

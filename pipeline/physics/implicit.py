@@ -15,7 +15,7 @@ and the step stays first-order consistent. K and C gather:
 * joint elements, per DOF: linear, exponential and limit springs, servo gains, dampers;
 * every ground contact point that pushes or is held by a sticky anchor: J^T Kp J and
   J^T Cp J with the point Jacobian J (3 x nv) and the 3 x 3 derivatives of the point's
-  force with respect to its position and velocity, found by central differences of the
+  force with respect to its position and velocity, found by finite differences of the
   contact law itself (pipeline.physics.contact.linearize), so every law and parameter the
   contact stage has is linearised the same way.
 
@@ -110,56 +110,56 @@ def _add_point_terms(tree, b, J, Kp, Cp, K, C):
 
 
 @numba.njit(cache=True)
-def lu_factor(A, piv):
-    """A <- its LU factors by Gaussian elimination with partial pivoting (row swaps in
-    piv). Returns False when A is singular."""
-    n = A.shape[0]
-    for k in range(n):
-        p = k
-        big = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > big:
-                big = abs(A[i, k])
-                p = i
-        if big == 0.0:
+def tree_lu_factor(W, parent):
+    """W <- its LU factors in place, for a W with the sparsity of a branched tree:
+    W[i, j] != 0 only when DOF i is an ancestor of DOF j or the reverse (parent: the DOF
+    parent array). Eliminating the DOFs leaves first makes no fill-in, so the cost is the
+    sum of the squared DOF depths instead of n^3 / 3 - Featherstone's L^T D L
+    factorization (RBDA 6.5) without its symmetry, since linearised friction is not
+    symmetric. Row i keeps the multiplier of each eliminated descendant k in W[i, k].
+    No pivoting: W = M + h C + h^2 K is dominated by its diagonal. Returns False on a
+    zero pivot."""
+    for k in range(W.shape[0] - 1, -1, -1):
+        pivot = W[k, k]
+        if pivot == 0.0 or not math.isfinite(pivot):
             return False
-        piv[k] = p
-        if p != k:
-            for j in range(n):
-                A[k, j], A[p, j] = A[p, j], A[k, j]
-        inv = 1.0 / A[k, k]
-        for i in range(k + 1, n):
-            f = A[i, k] * inv
-            A[i, k] = f
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
+        i = parent[k]
+        while i >= 0:
+            a = W[i, k] / pivot
+            if a != 0.0:
+                j = parent[k]
+                while j >= 0:
+                    W[i, j] -= a * W[k, j]
+                    j = parent[j]
+            W[i, k] = a
+            i = parent[i]
     return True
 
 
 @numba.njit(cache=True)
-def lu_solve(A, piv, x):
-    """x <- A^-1 x with A, piv from lu_factor."""
-    n = A.shape[0]
-    for k in range(n):  # whole rows were swapped while factoring: permute x first
-        p = piv[k]
-        if p != k:
-            x[k], x[p] = x[p], x[k]
+def tree_lu_solve(W, parent, x):
+    """x <- W^-1 x with the factors of tree_lu_factor: the eliminations again, leaves
+    first, then back substitution from the root outwards."""
+    n = W.shape[0]
+    for k in range(n - 1, -1, -1):
+        i = parent[k]
+        while i >= 0:
+            x[i] -= W[i, k] * x[k]
+            i = parent[i]
     for k in range(n):
-        for i in range(k + 1, n):
-            x[i] -= A[i, k] * x[k]
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, n):
-            s -= A[i, j] * x[j]
-        x[i] = s / A[i, i]
+        s = x[k]
+        j = parent[k]
+        while j >= 0:
+            s -= W[k, j] * x[j]
+            j = parent[j]
+        x[k] = s / W[k, k]
 
 
 @numba.njit(cache=True)
 def factor_step_matrix(st, lv, wk, y, cstate, g):
     """Assemble and factor W = M + g C + g^2 K at y (module doc), after `evaluate` at y
     has left y's poses and velocities in the workspace. Prescribed DOFs get identity rows.
-    Returns False when W is singular."""
+    Returns False on a zero pivot."""
     nq = st.nq
     nv = lv.ctrl.shape[0]
     tree = st.tree
@@ -182,14 +182,18 @@ def factor_step_matrix(st, lv, wk, y, cstate, g):
     for i in range(nv):
         for j in range(nv):
             A[i, j] = M[i, j] + g * C[i, j] + g * g * K[i, j]
+    # prescribed DOFs: their velocity change is known, so W's coupling to them moves to the
+    # right-hand side (kept in C, no longer needed) and their rows and columns become unit
     for b in range(tree.parent.shape[0]):
         if tree.prescribed[b]:
             va = tree.vadr[b]
             for d in range(va, va + nv_of(tree.jtype[b])):
                 for j in range(nv):
+                    C[j, d] = A[j, d]
                     A[d, j] = 0.0
+                    A[j, d] = 0.0
                 A[d, d] = 1.0
-    return lu_factor(A, wk.piv)
+    return tree_lu_factor(A, st.dof_parent)
 
 
 @numba.njit(cache=True)
@@ -214,8 +218,10 @@ def stage_velocity(st, wk, g, fq, fv, frest, kv):
         if tree.prescribed[b]:
             va = tree.vadr[b]
             for d in range(va, va + nv_of(tree.jtype[b])):
+                for i in range(nv):
+                    kv[i] -= wk.damp[i, d] * fv[d]
                 kv[d] = fv[d]
-    lu_solve(wk.lin, wk.piv, kv)
+    tree_lu_solve(wk.lin, st.dof_parent, kv)
 
 
 @numba.njit(cache=True)

@@ -85,6 +85,23 @@ class Data:
         self.y[self.nq + self.nv:] = value
 
 
+def dof_parents(parent: np.ndarray, jtype: np.ndarray) -> np.ndarray:
+    """lambda(d): the DOF just inward of DOF d (the previous DOF of its joint, else the last
+    DOF of the nearest ancestor that has any), -1 at the root; lambda(d) < d because bodies
+    are numbered parents first. The sparsity of the mass matrix follows it (Featherstone)."""
+    nv_of = [JOINT_NV[t] for t in jtype]
+    start = np.concatenate([[0], np.cumsum(nv_of)]).astype(int)
+    last = np.full(len(parent), -1)  # last DOF of each body or of its nearest ancestor with DOFs
+    out = np.full(start[-1], -1, np.int64)
+    for b, p in enumerate(parent):
+        inward = last[p] if p >= 0 else -1
+        for d in range(start[b], start[b + 1]):
+            out[d] = inward
+            inward = d
+        last[b] = inward
+    return out
+
+
 def compile_simulation(spec, **kwargs) -> Simulation:
     """pipeline.compile: Scene or Creature -> Simulation (Model + Data)."""
     scene = as_scene(spec)
@@ -124,8 +141,8 @@ class Simulation:
         bodies = [b for c in scene.creatures for b in c.bodies][:model.nbody]
         self.force_scale = force_scale(tree.parent, tree.jtype, tree.vadr, model.nv, tree.mass,
                                        bodies)
-        self._statics = Statics(tree=tree, contact=model.contact,
-                                dof_qpos=dof_qpos, nq=model.nq)
+        self._statics = Statics(tree=tree, contact=model.contact, dof_qpos=dof_qpos,
+                                dof_parent=dof_parents(tree.parent, tree.jtype), nq=model.nq)
         self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0],
                                model.contact.point_body.shape[0])
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
