@@ -33,6 +33,7 @@ test-all: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/aba.py
+	$(BIN)/python benchmarks/roach.py
 
 docs: $(STAMP)
 	$(BIN)/python -m pipeline.spec.reference --write docs/reference.md
