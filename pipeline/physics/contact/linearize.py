@@ -2,11 +2,13 @@
 
 For every contact point that pushes (depth > 0) or is held by a sticky anchor, the 3 x 3
 derivatives of its force with respect to the point's position and velocity, dF/dp and
-dF/dv, by forward differences of `ground_point_force` itself (7 calls per point): the implicit step then
-linearises whichever law and parameters the contact stage runs (exponential or linear
-springs, restitution, friction model 2's anchor spring and its cap, sticky springs)
-without a second, hand-derived copy of each. A position probe moves the sphere's centre,
-so depth and normal are recomputed as the kernel would.
+dF/dv, by differences of `ground_point_force` itself: the implicit step then linearises
+whichever law and parameters the contact stage runs (exponential or linear springs,
+restitution, friction model 2's anchor spring and its cap, sticky springs) without a
+second, hand-derived copy of each. Nine calls per point: forward differences in x and z,
+central in y, so that a creature's mirror-image feet (y -> -y) get mirror-image
+derivatives; one-sided ones would break its symmetry at 1e-6 and the roach's drop would
+end 1.5 degrees turned. Position probes keep the surface's normal (see `_probe`).
 """
 import numba
 
@@ -19,10 +21,13 @@ RATIO = 1e3  # velocity probe DP * RATIO = 1e-6 m/s: small against the 1 cm/s re
 
 
 @numba.njit(cache=True)
-def _probe(a, sticky, cx, cy, cz, rad, vx, vy, vz, cs, scratch, grid_h, grid_geom):
-    depth, nx, ny, nz = ground_depth(grid_h, grid_geom, cs[S.GROUND_Z], cx, cy, cz, rad)
-    return ground_point_force(a, sticky, cx - rad * nx, cy - rad * ny, cz - rad * nz,
-                              depth, nx, ny, nz, vx, vy, vz, cs, scratch)
+def _probe(a, sticky, px, py, pz, depth, nx, ny, nz, dx, dy, dz, vx, vy, vz, cs, scratch):
+    """The point's force moved by d, on the plane of the surface under it (depth changes by
+    -n.d, the normal stays): a probe must not cross into another terrain facet, whose
+    normal would turn the difference into a spurious stiffness of either sign."""
+    return ground_point_force(a, sticky, px + dx, py + dy, pz + dz,
+                              depth - (nx * dx + ny * dy + nz * dz), nx, ny, nz,
+                              vx, vy, vz, cs, scratch)
 
 
 @numba.njit(cache=True)
@@ -54,16 +59,28 @@ def ground_point_derivatives(contact, cs, scratch, xpos, xrot, vbody,
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
             body[n] = b
             point[n, 0], point[n, 1], point[n, 2] = px, py, pz
-            f = _probe(a, sticky, cx, cy, cz, rad, vx, vy, vz, cs, scratch, gh, gg)
+            f = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, 0.0, 0.0, vx, vy, vz,
+                       cs, scratch)
             for k in range(3):
                 ex = DP if k == 0 else 0.0
                 ey = DP if k == 1 else 0.0
                 ez = DP if k == 2 else 0.0
-                fp = _probe(a, sticky, cx + ex, cy + ey, cz + ez, rad, vx, vy, vz, cs, scratch, gh, gg)
-                fv = _probe(a, sticky, cx, cy, cz, rad, vx + ex * RATIO, vy + ey * RATIO,
-                            vz + ez * RATIO, cs, scratch, gh, gg)
-                for r in range(3):
-                    dfdp[n, r, k] = (fp[r] - f[r]) / DP
-                    dfdv[n, r, k] = (fv[r] - f[r]) / (DP * RATIO)
+                u = DP * RATIO
+                fp = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, ex, ey, ez, vx, vy, vz,
+                            cs, scratch)
+                fv = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, 0.0, 0.0,
+                            vx + ex * RATIO, vy + ey * RATIO, vz + ez * RATIO, cs, scratch)
+                if k == 1:  # y: central, so mirror images (y -> -y) get mirror derivatives
+                    fm = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, -DP, 0.0,
+                                vx, vy, vz, cs, scratch)
+                    fw = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, 0.0, 0.0,
+                                vx, vy - u, vz, cs, scratch)
+                    for r in range(3):
+                        dfdp[n, r, k] = (fp[r] - fm[r]) / (2.0 * DP)
+                        dfdv[n, r, k] = (fv[r] - fw[r]) / (2.0 * u)
+                else:
+                    for r in range(3):
+                        dfdp[n, r, k] = (fp[r] - f[r]) / DP
+                        dfdv[n, r, k] = (fv[r] - f[r]) / u
             n += 1
     return n
