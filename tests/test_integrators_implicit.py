@@ -8,7 +8,7 @@ import pipeline
 from pipeline.physics import forward_kinematics
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.forces import contact_forces, point_velocity
-from pipeline.physics.contact.linearize import DP, ground_point_derivatives
+from pipeline.physics.contact.linearize import DP, dissipative_part, ground_point_derivatives
 from pipeline.physics.forces import joint_forces
 from pipeline.physics.crba import crba
 from pipeline.physics.integrators import INTEGRATORS
@@ -212,3 +212,38 @@ def test_landing_roach_matches_converged_rk4_where_rk4_at_5us_does_not():
     assert np.abs(implicit - ref).max() < 1.2e-4
     assert np.abs(landed_roach("rk4", 5e-6) - ref).max() > 1.5e-3
     assert abs(implicit[0, 1]) < 1e-6
+
+
+def test_contact_derivatives_keep_only_what_resists():
+    """The kept derivative has no normal/tangential coupling, is symmetric, and its
+    negative is positive semidefinite; whatever already was so passes unchanged."""
+    rng = np.random.default_rng(5)
+    n = rng.normal(size=3)
+    n /= np.linalg.norm(n)
+    P = np.eye(3) - np.outer(n, n)
+    for _ in range(200):
+        D = rng.normal(size=(3, 3))
+        out = D.copy()
+        dissipative_part(out, *n)
+        np.testing.assert_allclose(out, out.T, atol=1e-12)
+        np.testing.assert_allclose(P @ out @ n, 0.0, atol=1e-12)
+        assert np.linalg.eigvalsh(-out).min() > -1e-12
+        # the tangential block is the nearest PSD matrix to the symmetric part's block
+        S = -P @ (0.5 * (D + D.T)) @ P
+        w, V = np.linalg.eigh(S)
+        np.testing.assert_allclose(-P @ out @ P, (V * np.maximum(w, 0)) @ V.T, atol=1e-12)
+        assert -n @ out @ n == pytest.approx(max(0.0, -n @ D @ n), abs=1e-12)
+    A = rng.normal(size=(3, 3))
+    resisting = -(3.0 * np.outer(n, n) + P @ A @ A.T @ P)  # a spring: already resists
+    kept = resisting.copy()
+    dissipative_part(kept, *n)
+    np.testing.assert_allclose(kept, resisting, atol=1e-12)
+
+
+def test_roach_with_grippy_feet_is_stable():
+    """mu = 3: the exact friction derivative (tangential force growing with depth) made
+    the step's matrix indefinite and the roach blew up on landing."""
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "roach_drop.yaml"))
+    sim.data.cstate[S.MU] = 3.0
+    rec = sim.run(0.15, progress=False)
+    assert np.all(np.isfinite(rec.body_pos)) and rec.body_pos[-1, 0, 2] > 0.01
