@@ -17,7 +17,7 @@ and the step stays first-order consistent. K and C gather:
   J^T Cp J with the point Jacobian J (3 x nv) and the 3 x 3 derivatives of the point's
   force with respect to its position and velocity, found by finite differences of the
   contact law itself (pipeline.physics.contact.linearize), so every law and parameter the
-  contact stage has is linearised the same way.
+  contact stage has is linearised the same way, reduced to the part that resists.
 
 Prescribed DOFs keep their given accelerations (their rows are dqd = h qdd).
 This is what MuJoCo's `implicit` integrator does for damping, extended to stiffness; the
@@ -114,11 +114,12 @@ def tree_lu_factor(W, parent):
     """W <- its LU factors in place, for a W with the sparsity of a branched tree:
     W[i, j] != 0 only when DOF i is an ancestor of DOF j or the reverse (parent: the DOF
     parent array). Eliminating the DOFs leaves first makes no fill-in, so the cost is the
-    sum of the squared DOF depths instead of n^3 / 3 - Featherstone's L^T D L
-    factorization (RBDA 6.5) without its symmetry, since linearised friction is not
-    symmetric. Row i keeps the multiplier of each eliminated descendant k in W[i, k].
-    No pivoting: W = M + h C + h^2 K is dominated by its diagonal. Returns False on a
-    zero pivot."""
+    sum of the squared DOF depths instead of n^3 / 3: Featherstone's L^T D L
+    factorization (RBDA 6.5), here without relying on symmetry. Row i keeps the
+    multiplier of each eliminated descendant k in W[i, k]. No pivoting: the step's
+    W = M + h C + h^2 K is symmetric positive definite (the contact terms are reduced to
+    their resisting part) as long as the joints' own constants are not negative.
+    Returns False on a zero pivot."""
     for k in range(W.shape[0] - 1, -1, -1):
         pivot = W[k, k]
         if pivot == 0.0 or not math.isfinite(pivot):
