@@ -120,6 +120,15 @@ def test_b6_sticky_anchor_holds_then_breaks_and_reanchors():
     back = np.array([[0, 0, 0, -0.01, 0, 0]], float)
     fext, _ = evaluate(arrays, out, [[s, 0, z]], [np.eye(3)], back)
     assert fext[0, 3] == pytest.approx(-0.5 * 4 * 0.1 * math.expm1(1000.0 * s), rel=1e-12)
+    # the spring lies in the ground plane: lifted 0.5 mm and pulled 0.6 mm sideways (0.78 mm
+    # from the anchors) the foot is held back, not down, and keeps its anchors
+    fext, lifted = evaluate(arrays, out, [[0.6e-3, 0, z + 0.5e-3]], [np.eye(3)], np.zeros((1, 6)))
+    assert fext[0, 3] == pytest.approx(-4 * 0.1 * math.expm1(0.6), rel=1e-12)
+    assert fext[0, 5] == 0.0
+    assert np.array_equal(lifted, out)
+    # lifted past max_stretch it lets go
+    _, apart = evaluate(arrays, out, [[0, 0, z + 1.1e-3]], [np.eye(3)], np.zeros((1, 6)))
+    assert not any(apart[anchor(arrays, i)][3] for i in range(8))
     # beyond max_stretch the springs break and re-anchor where the corners now touch
     fext, broke = evaluate(arrays, out, [[1.1e-3, 0, z]], [np.eye(3)], np.zeros((1, 6)))
     assert fext[0, 3] == 0.0

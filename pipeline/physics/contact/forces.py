@@ -166,6 +166,9 @@ def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs,
                 else:
                     co[a + 3] = 0.0
             else:
+                # the spring lies in the surface plane: it holds the foot against sliding
+                # (thesis §3.5) and leaves the normal to the ground spring, so a foot that
+                # lifts inside the break stretch is not glued down (our reading, creatures/roach.md)
                 dn = dx * nx + dy * ny + dz * nz
                 dx, dy, dz = dx - dn * nx, dy - dn * ny, dz - dn * nz
                 s = math.sqrt(dx * dx + dy * dy + dz * dz)
