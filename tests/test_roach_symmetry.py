@@ -56,10 +56,15 @@ def test_d9_right_programs_mirror_the_left_half_a_cycle_later(void_tripod, left,
 
 def test_in_phase_gait_on_the_ground_keeps_the_roach_straight():
     """All six legs in phase (right_offset 0): a mirror-symmetric body, contact and program
-    set must keep the abdomen on y = 0 with zero yaw to rounding, stepping on the ground."""
+    set must keep the abdomen on y = 0 with zero yaw to rounding, stepping on the ground.
+
+    RK4, not the scene's implicit Euler, which is not bitwise mirror-symmetric (measured: the
+    abdomen drifts off y = 0 by 2e-9 m within 0.1 s); this test is about the model, contacts
+    and programs."""
     scene = {"scene": "roach_in_phase", "use": "scenes/roach_tripod.yaml",
              "controllers": [{"use": "creatures/roach_gait.yaml", "creature": "roach",
-                              "with": {"gait": {"speed": 1, "right_offset": 0}}}]}
+                              "with": {"gait": {"speed": 1, "right_offset": 0}}}],
+             "simulation": {"integrator": "rk4", "h": "1/200000"}}
     sim = pipeline.compile(pipeline.load(scene, base_dir=ROOT))
     rec = sim.run(duration=0.1, progress=False)
     b = rec.body_index("abdomen")
