@@ -583,6 +583,10 @@ def interrupt_when(proc: subprocess.Popen, started, timeout: float = 60.0) -> tu
 
 def test_ctrl_c_mid_run_keeps_the_earlier_run(project):
     (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000"))
+    # a first run in a fresh process compiles the step kernels (about a minute with an empty
+    # numba cache), during which LLVM holds the signal; this test interrupts the simulation
+    subprocess.run([*CORPUS, "run", "tiny.yaml", "--out", "outputs/warm", "--quiet", "--no-frames"],
+                   cwd=project, check=True, timeout=600)
     before = tree_hash(project / "outputs/tiny")
     proc = subprocess.Popen([*CORPUS, "run", "long.yaml", "--out", "outputs/tiny", "--quiet"], cwd=project,
                             stderr=subprocess.PIPE, text=True)
