@@ -65,8 +65,9 @@ def joint_stiffness(forces, dof_qpos, q, exp_rest, K, C, Krest):
 def point_jacobian(tree, w, b, px, py, pz, J):
     """J (3, nv) <- d(world velocity of the point p fixed in body b) / d qd.
 
-    Column of DOF d of an ancestor i (S in body i axes): R_i S_w + R_i S_v x ... i.e.
-    v + w x (p - x_i) with w = R_i S[d, :3], v = R_i S[d, 3:]. Other columns are zero."""
+    The column of DOF d of body b or an ancestor i is v + w x (p - x_i), with the DOF's
+    motion subspace in world axes w = R_i S[d, :3], v = R_i S[d, 3:]; the other columns
+    are zero."""
     J[:, :] = 0.0
     i = b
     while i >= 0:
