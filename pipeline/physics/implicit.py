@@ -32,7 +32,7 @@ import math
 import numba
 
 from pipeline.physics.contact.linearize import ground_point_derivatives
-from pipeline.physics.crba import crba
+from pipeline.physics.crba import crba_after_joint_pass
 from pipeline.physics.derivative import evaluate
 from pipeline.physics.kinematics import nv_of, qdot
 
@@ -179,7 +179,7 @@ def factor_step_matrix(st, lv, wk, y, cstate, g):
                        wk.jac)
         _add_point_terms(tree, b, wk.jac, wk.lin_dfdp[m], wk.lin_dfdv[m], K, C)
     M = wk.mass
-    crba(tree, y[:nq], M, w)
+    crba_after_joint_pass(tree, M, w)
     A = wk.lin
     for i in range(nv):
         for j in range(nv):

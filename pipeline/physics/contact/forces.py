@@ -95,7 +95,7 @@ def point_velocity(b, px, py, pz, xpos, xrot, vbody):
 
 
 @numba.njit(cache=True)
-def ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
+def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
     """Penetration of the sphere (c, rad) into the ground and the contact normal:
     (depth, nx, ny, nz); depth <= 0 when apart."""
     h, nx, ny, nz = surface(grid_h, grid_geom, ground_z, cx, cy)
@@ -203,6 +203,20 @@ def body_clear_of_ground(contact, cs, xpos, g, top):
 
 
 @numba.njit(cache=True)
+def ground_contact(point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos,
+                   xrot):
+    """Contact point i of body b against the ground: (active, px, py, pz, depth, nx, ny,
+    nz), p the point touching the surface, n the surface normal. Active: it pushes
+    (depth > 0) or a sticky anchor (state at cs[a]) holds it; an inactive point feels no
+    force and keeps no anchor."""
+    rad = point_radius[i]
+    cx, cy, cz = world_point(b, point_pos[i], xpos, xrot)
+    depth, nx, ny, nz = _ground_depth(grid_h, grid_geom, cs[S.GROUND_Z], cx, cy, cz, rad)
+    active = depth > 0.0 or (sticky and cs[a + 3] != 0.0)
+    return active, cx - rad * nx, cy - rad * ny, cz - rad * nz, depth, nx, ny, nz
+
+
+@numba.njit(cache=True)
 def _ground(contact, cs, co, xpos, xrot, vbody, fext):
     """Every contact point against the ground, skipping whole bodies clear of it."""
     top = cs[S.GROUND_Z] + contact.grid_top[0]
@@ -215,18 +229,16 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
                 co[a0 + S.ANCHOR_STRIDE * i + 3] = 0.0
                 co[a0 + S.ANCHOR_STRIDE * i + 7] = 0.0
             continue
+        sticky = cs[sticky0 + b] != 0.0
         for i in range(contact.group_start[g], contact.group_start[g + 1]):
-            rad = contact.point_radius[i]
-            cx, cy, cz = world_point(b, contact.point_pos[i], xpos, xrot)
-            depth, nx, ny, nz = ground_depth(contact.grid_h, contact.grid_geom,
-                                             cs[S.GROUND_Z], cx, cy, cz, rad)
             a = a0 + S.ANCHOR_STRIDE * i
-            sticky = cs[sticky0 + b] != 0.0
-            if depth <= 0.0 and not (sticky and cs[a + 3] != 0.0):  # apart, not held
+            active, px, py, pz, depth, nx, ny, nz = ground_contact(
+                contact.point_pos, contact.point_radius, contact.grid_h, contact.grid_geom,
+                cs, i, b, a, sticky, xpos, xrot)
+            if not active:
                 co[a + 3] = 0.0
                 co[a + 7] = 0.0
                 continue
-            px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
             fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
                                             vx, vy, vz, cs, co)

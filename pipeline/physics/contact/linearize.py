@@ -15,8 +15,8 @@ import math
 import numba
 
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.forces import (body_clear_of_ground, ground_depth,
-                                             ground_point_force, point_velocity, world_point)
+from pipeline.physics.contact.forces import (body_clear_of_ground, ground_contact,
+                                             ground_point_force, point_velocity)
 
 DP = 1e-9  # m: small against the exponential springs' 1/beta (0.3 mm for the roach ground)
 RATIO = 1e3  # velocity probe DP * RATIO = 1e-6 m/s: small against the 1 cm/s restitution ramp
@@ -43,7 +43,6 @@ def ground_point_derivatives(contact, cs, scratch, xpos, xrot, vbody,
     top = cs[S.GROUND_Z] + contact.grid_top[0]
     a0 = contact.layout[S.LAYOUT_ANCHORS]
     sticky0 = contact.layout[S.LAYOUT_STICKY]
-    gh, gg = contact.grid_h, contact.grid_geom
     n = 0
     for g in range(contact.group_body.shape[0]):
         if body_clear_of_ground(contact, cs, xpos, g, top):
@@ -51,13 +50,12 @@ def ground_point_derivatives(contact, cs, scratch, xpos, xrot, vbody,
         b = contact.group_body[g]
         sticky = cs[sticky0 + b] != 0.0
         for i in range(contact.group_start[g], contact.group_start[g + 1]):
-            rad = contact.point_radius[i]
-            cx, cy, cz = world_point(b, contact.point_pos[i], xpos, xrot)
-            depth, nx, ny, nz = ground_depth(gh, gg, cs[S.GROUND_Z], cx, cy, cz, rad)
             a = a0 + S.ANCHOR_STRIDE * i
-            if depth <= 0.0 and not (sticky and cs[a + 3] != 0.0):
+            active, px, py, pz, depth, nx, ny, nz = ground_contact(
+                contact.point_pos, contact.point_radius, contact.grid_h, contact.grid_geom,
+                cs, i, b, a, sticky, xpos, xrot)
+            if not active:
                 continue
-            px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
             body[n] = b
             point[n, 0], point[n, 1], point[n, 2] = px, py, pz
