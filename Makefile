@@ -4,23 +4,44 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO ?= scenes/roach_tripod.yaml
+# Exact versions of every runtime and dev dependency, resolved by uv from pyproject.toml's
+# ranges (`make lock` refreshes it). demo, test and CI install from it; `make test-latest`
+# ignores it, to try today's newest releases before re-locking.
+LOCK := requirements.lock
+UV_VERSION := 0.13.9
+LATEST := .venv-latest
 
-.PHONY: demo test test-all install bench clean docs
+.PHONY: demo test test-all test-latest install lock bench clean docs
 
 # Off-screen rendering uses VTK's EGL window: Mesa's EGL/GL libraries must be on the system.
 GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@ldconfig -p | grep -q 'libEGL.so.1 ' || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(GL_PACKAGES); \
 	  else echo "note: off-screen rendering needs: apt-get install $(GL_PACKAGES)"; fi; }
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Re-resolve the lock to the newest versions pyproject.toml allows, for every platform.
+lock:
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+	  --upgrade --quiet -o $(LOCK)
+
+# The test suite on the newest releases, without the lock, in a venv of its own.
+test-latest:
+	rm -rf $(LATEST)
+	$(PY) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install -q --upgrade -e ".[dev]"
+	$(LATEST)/bin/python -m pip freeze --exclude-editable > $(LATEST)/resolved.txt
+	$(LATEST)/bin/python -m pytest -q
 
 demo: $(STAMP)
 	$(BIN)/corpus run $(DEMO)
@@ -39,4 +60,4 @@ docs: $(STAMP)
 	$(BIN)/python -m pipeline.spec.reference --write docs/reference.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(LATEST) .pytest_cache

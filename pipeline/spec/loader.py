@@ -283,9 +283,26 @@ def _decode(data: bytes, file: str | None) -> str:
 
 def _check_depth(text: str, file: str | None) -> None:
     """Refuse deep nesting from the event stream, before the (recursive) composer sees it:
-    libyaml's composer would overflow the C stack on a few hundred thousand brackets."""
+    libyaml's composer would overflow the C stack on a few hundred thousand brackets.
+
+    libyaml >= 0.2.5 (PyYAML >= 6.0.4) has a nesting limit of its own, and its scanner reads
+    ahead, so its error can fire before our event reaches MAX_DEPTH. On any library error
+    the text is re-read by the pure-Python parser, whose look-ahead is bounded, so a file too
+    deep gets our located message whichever limit fires first."""
+    try:
+        _deepest(text, file, _Loader)
+    except yaml.YAMLError as library_error:
+        if _Loader is not yaml.SafeLoader:
+            try:
+                _deepest(text, file, yaml.SafeLoader)
+            except yaml.YAMLError:
+                pass
+        raise library_error
+
+
+def _deepest(text: str, file: str | None, loader) -> None:
     depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
