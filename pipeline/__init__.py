@@ -35,13 +35,7 @@ def load_scene(source, **kwargs):
 
 def compile(spec, **kwargs):  # noqa: A001 - the public name the design promises
     """Compile a resolved spec into a Simulation (immutable Model + mutable Data): an
-    articulated scene or creature, or a particle/spring one."""
-    from pipeline.particles.types import ParticleCreature, ParticleScene
+    articulated scene or creature, or a particle/spring one (pipeline/simulate)."""
+    from pipeline.simulate import compile as _compile
 
-    if isinstance(spec, (ParticleScene, ParticleCreature)):  # Urban's particle/spring graph
-        from pipeline.particles.simulation import compile_particles
-
-        return compile_particles(spec, **kwargs)
-    from pipeline.physics.simulation import compile_simulation
-
-    return compile_simulation(spec, **kwargs)
+    return _compile(spec, **kwargs)

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from pipeline.physics.simulation import compile_simulation
+from pipeline.simulate.articulated import compile_simulation
 from pipeline.spec.types import (Body, Command, Creature, Geom, Joint, Pose, Scene,
                                  SimulationSettings)
 

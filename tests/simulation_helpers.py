@@ -1,7 +1,7 @@
 """Scenes built in Python for the integrator, force and simulation tests."""
 import numpy as np
 
-from pipeline.physics.simulation import compile_simulation
+from pipeline.simulate.articulated import compile_simulation
 from pipeline.spec.types import (Body, Command, Creature, ExpSpring, Geom, Inertial, Joint,
                                  JointForces, Pose, Scene, SimulationSettings)
 

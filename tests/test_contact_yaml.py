@@ -8,7 +8,7 @@ import pytest
 import pipeline
 from pipeline.errors import CorpusError
 from pipeline.physics.contact import state as S
-from pipeline.physics.simulation import compile_simulation
+from pipeline.simulate.articulated import compile_simulation
 
 SCENE = """\
 scene: cube_on_table

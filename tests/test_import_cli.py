@@ -14,7 +14,7 @@ from pipeline.cli import main
 from pipeline.compiler.build import build_model
 from pipeline.errors import CorpusError
 from pipeline.importers.actuation import motors
-from pipeline.physics.simulation import compile_simulation
+from pipeline.simulate.articulated import compile_simulation
 
 from import_mujoco import model_id, zoo
 

@@ -11,7 +11,7 @@ import pipeline
 from pipeline.compiler.build import compile_model
 from pipeline.errors import CorpusError
 from pipeline.importers.corpus_script import convert_corpus_script
-from pipeline.physics.simulation import as_scene
+from pipeline.simulate.articulated import as_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "creatures/roach_appendix_c.corpus"

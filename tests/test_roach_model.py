@@ -13,7 +13,7 @@ import pipeline
 from pipeline.compiler.build import compile_model
 from pipeline.physics import forward_kinematics
 from pipeline.physics.model import FREE, REVOLUTE
-from pipeline.physics.simulation import as_scene
+from pipeline.simulate.articulated import as_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 CM = 0.01

@@ -5,7 +5,7 @@ import pytest
 from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 from pipeline.errors import CorpusError
 from pipeline.physics import forward_kinematics
-from pipeline.physics.simulation import compile_simulation
+from pipeline.simulate.articulated import compile_simulation
 from pipeline.recording import Recording
 from pipeline.spec.types import ControllerRef, Where
 from simulation_helpers import (Body, Inertial, Joint, Pose, creature, free_body, scene, simulate)

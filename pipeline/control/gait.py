@@ -72,8 +72,8 @@ class GaitController:
     is a callable returning (step_reflex_fired, load_inhibited) boolean arrays, or None.
     """
 
-    def __init__(self, script: dict, *, creature: str | None = None, execute: Execute,
-                 where: Any = None):
+    def __init__(self, script: dict, *, creature: str | None = None,
+                 execute: Execute | None = None, where: Any = None):
         gait = script["gait"]
         self.name = script.get("controller", "gait")
         self.creature = creature or script.get("creature")
@@ -95,13 +95,18 @@ class GaitController:
         self._seq = 0
 
     # -- per frame ---------------------------------------------------------------------
-    def update(self, t: float, step_reflex_fired=None, load_inhibited=None) -> list[tuple[int, str]]:
-        """One frame at time t: due timers, then the schedule and the programs it starts."""
-        self._fire_timers(t)
+    def update(self, t: float, step_reflex_fired=None, load_inhibited=None,
+               execute: Execute | None = None) -> list[tuple[int, str]]:
+        """One frame at time t: due timers, then the schedule and the programs it starts.
+        `execute` overrides the constructor's: a controller living in a simulation's Data is
+        handed the simulation's command runner per call, so a forked Data never drives the
+        simulation it was copied from."""
+        execute = execute or self.execute
+        self._fire_timers(t, execute)
         events = self.schedule.update(t, step_reflex_fired, load_inhibited)
         for leg, phase in events:
-            self._start_program(t, leg, phase)
-        self._fire_timers(t)
+            self._start_program(t, leg, phase, execute)
+        self._fire_timers(t, execute)
         return events
 
     def channels(self) -> dict[str, np.ndarray]:
@@ -109,24 +114,24 @@ class GaitController:
         return {"gait_swing": s.swing(), "leg_state": s.state.astype(np.float64),
                 "oscillator_phase": s.phase_deg()}
 
-    def _start_program(self, t: float, leg: int, phase: str) -> None:
+    def _start_program(self, t: float, leg: int, phase: str, execute: Execute) -> None:
         spec = self.legs[leg]
         if phase == "step":
             duration, program = self.schedule.timing.protime, spec["step"]
         else:
             duration, program = self.schedule.stance_duration(), spec["stance"]
         if self.sticky_feet and "foot" in spec:
-            self.execute("sticky", {"body": spec["foot"], "on": phase == "stance"})
+            execute("sticky", {"body": spec["foot"], "on": phase == "stance"})
         for entry in program:
             delay, action, args = scale_program_entry(entry, duration)
             heapq.heappush(self._timers, (t + delay, self._seq, action, args))
             self._seq += 1
 
-    def _fire_timers(self, t: float) -> None:
+    def _fire_timers(self, t: float, execute: Execute) -> None:
         # a timer fires in the first frame whose time reaches it (corpus `timer`)
         while self._timers and self._timers[0][0] <= t + 1e-12:
             _, _, action, args = heapq.heappop(self._timers)
-            self.execute(action, args)
+            execute(action, args)
 
     # -- the `gait` timeline command ---------------------------------------------------
     def command(self, args: dict) -> None:
@@ -202,13 +207,27 @@ class LegSensors:
         return fired, loaded
 
 
+class GaitStep:
+    """The per-frame controller of a `kind: gait` script: reflex sensors, then the schedule.
+    It holds no reference to the simulation (it is part of the run's Data and is copied with
+    it); the simulation is passed in at every call."""
+
+    def __init__(self, controller: GaitController, sensors: LegSensors, where):
+        self.controller, self.sensors, self.where = controller, sensors, where
+
+    def __call__(self, sim, t: float) -> None:
+        c = self.controller
+        s = c.schedule
+        fired, loaded = self.sensors.read(sim) if (s.step_reflex or s.load_reflex) else (None, None)
+        c.update(t, fired, loaded, lambda action, args: execute(sim, action, args, self.where))
+        sim.data.channels.update(c.channels())
+
+
 def make_gait_controller(sim, ref):
     """Controller factory for `kind: gait` scripts: binds the script to its creature."""
     script = ref.script
     creature = ref.target or script.get("creature")
-    controller = GaitController(
-        script, creature=creature, where=ref.where,
-        execute=lambda action, args: execute(sim, action, args, ref.where))
+    controller = GaitController(script, creature=creature, where=ref.where)
     for leg in controller.legs:
         for entry in leg["step"] + leg["stance"]:
             (action, args), = entry["do"].items()
@@ -217,15 +236,8 @@ def make_gait_controller(sim, ref):
                     sim.body_index(args[key])  # unknown names fail now, not mid-walk
     sensors = LegSensors(sim, controller.legs, ref.where)
     sim.data.user.setdefault("gait", {})[creature] = controller
-
-    def step(sim, t):
-        s = controller.schedule
-        fired, loaded = sensors.read(sim) if (s.step_reflex or s.load_reflex) else (None, None)
-        controller.update(t, fired, loaded)
-        sim.data.channels.update(controller.channels())
-
     sim.data.channels.update(controller.channels())
-    return step
+    return GaitStep(controller, sensors, ref.where)
 
 
 def gait_command(sim, args: dict) -> None:

@@ -9,6 +9,7 @@ and writes `data.ctrl` (joint forces), `data.exp_rest`, motor programs or issues
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib
 import sys
 from pathlib import Path
@@ -59,21 +60,40 @@ def _scene_folder_first(where):
             sys.path.remove(folder)
 
 
-def make_python_controller(sim, ref):
-    func = load_callable(ref.python, ref.where)
-    params = dict(ref.params)
+class PythonController:
+    """A named Python callable as a controller. It is part of a run's Data: copied with a
+    fork, and pickled into a checkpoint by its import path, re-imported when loaded."""
 
-    def controller(sim, t):
+    def __init__(self, ref):
+        self.ref = ref
+        self.params = dict(ref.params)
+        self.func = load_callable(ref.python, ref.where)
+
+    def __getstate__(self):
+        return {"ref": self.ref, "params": self.params}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.func = load_callable(self.ref.python, self.ref.where)
+
+    def __deepcopy__(self, memo):
+        twin = copy.copy(self)
+        twin.params = copy.deepcopy(self.params, memo)
+        return twin
+
+    def __call__(self, sim, t: float) -> None:
         try:
-            func(sim, t, params)
+            self.func(sim, t, self.params)
         except CorpusError:
             raise
         except Exception as exc:  # user code: report where it is named, keep the cause
-            raise CorpusError(located(f"python controller {ref.python!r} raised "
+            raise CorpusError(located(f"python controller {self.ref.python!r} raised "
                                       f"{type(exc).__name__} at t = {t:.6g} s: {exc}",
-                                      ref.where)) from exc
+                                      self.ref.where)) from exc
 
-    return controller
+
+def make_python_controller(sim, ref):
+    return PythonController(ref)
 
 
 register_controller_kind("python", make_python_controller)

@@ -73,20 +73,6 @@ def render_options(scene_outputs: dict, args) -> dict:
     return {**options, **export_flags(args), "quiet": bool(args.quiet)}
 
 
-def compiled_model(scene):
-    """The model a scene compiles to, without preparing a simulation: articulated scenes
-    through build_model, particle scenes through the particle engine's compile."""
-    from pipeline.particles.types import ParticleScene
-
-    if isinstance(scene, ParticleScene):
-        from pipeline.particles.simulation import compile_particles
-
-        return compile_particles(scene).model
-    from pipeline.compiler.build import build_model
-
-    return build_model(scene)
-
-
 def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
     """Export from run_dir into out_dir. The exports are built in a staging folder beside
     out_dir and moved in only when all of them are written, so a failure or Ctrl-C leaves
@@ -113,7 +99,9 @@ def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
     if not hasattr(scene, "outputs"):  # a creature: `corpus run` always saves a scene
         raise CorpusError(Problem("expected the scene a run saved, but this is a creature document; "
                                   "re-run the scene with `corpus run`", str(scene_file), 1, 1))
-    model = compiled_model(scene)
+    from pipeline.simulate import compile_model
+
+    model = compile_model(scene)
     recording = Recording.load(trajectory)
     if tuple(recording.body_names) != tuple(model.body_names):
         raise CorpusError(f"{trajectory}: its bodies ({len(recording.body_names)}) do not match "

@@ -1,12 +1,14 @@
-"""Simulation = immutable Model + mutable Data, stepped frame by frame.
+"""The articulated engine's Simulation: immutable Model + mutable Data, stepped frame by frame.
 
 Python runs only at frame boundaries (every `Scene.simulation.dt`): due timeline commands,
 then controllers, then recording; the numba step loop (`pipeline.physics.step.advance`)
-covers the frame with the scene's integrator. `compile_simulation(scene_or_creature)` is
-what `pipeline.compile` returns.
+covers the frame with the scene's integrator. Every mutable part of a run, controllers and
+timeline cursor included, lives in `Data` (pipeline/simulate/data.py), so `sim.fork()` and
+`sim.data = Data.load(path)` continue a run exactly.
 """
 from __future__ import annotations
 
+import copy
 import sys
 
 import numpy as np
@@ -14,75 +16,17 @@ import numpy as np
 from pipeline.compiler.build import as_scene, compile_model, force_scale
 from pipeline.errors import CorpusError, Problem, SimulationError
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
-from pipeline.physics.forces import empty_pushes, PUSH_END
+from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
-from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, JointForceArrays, Model
+from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, Model
 from pipeline.physics.step import (N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
                                    body_poses)
 from pipeline.recording import Recorder, Recording
+from pipeline.simulate.data import Data
 from pipeline.spec.types import Scene, SimulationSettings
 
 # the per-frame arrays controllers may write, which the numba step reads as float64 vectors
 _LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
-
-
-class Data:
-    """The state that changes while simulating (MuJoCo's mjData).
-
-    `q`, `qd`, `exp_rest` are views into one flat integrated vector `y`; assign into them
-    (`data.q[:] = ...`). Motor programs: `motor_active/target/vel/end` per DOF. `forces`
-    is this run's copy of the force constants (commands may change them), `gravity` the
-    live gravity, `ctrl` the controllers' joint forces, `pushes` the active external
-    pushes, `qdd_prescribed` the accelerations of prescribed joints, `cstate` the contact
-    stage's non-integrated state. `counters`: derivative evaluations, accepted and rejected
-    steps. `channels`: what controllers publish for recording. `user`: controller state.
-    """
-
-    def __init__(self, model: Model, cstate0: np.ndarray, h0: float):
-        nq, nv = model.nq, model.nv
-        self.nq, self.nv = nq, nv
-        self.y = np.concatenate([model.q0, model.qd0, model.forces.exp_rest]).astype(np.float64)
-        self.time = 0.0
-        self.frame = 0
-        self.ctrl = np.zeros(nv)
-        self.forces = JointForceArrays(*(np.array(a, dtype=np.float64) for a in model.forces))
-        self.gravity = np.array(model.gravity, dtype=np.float64)
-        self.motor_active = np.zeros(nv, np.int64)
-        self.motor_target = np.zeros(nv)
-        self.motor_vel = np.zeros(nv)
-        self.motor_end = np.zeros(nv)
-        self.pushes = empty_pushes()
-        self.qdd_prescribed = np.zeros(nv)
-        self.cstate = np.array(cstate0, dtype=np.float64)
-        self.channels: dict = {}
-        self.user: dict = {}
-        self.counters = np.zeros(3, np.int64)
-        self.h_next = np.array([h0, 1e-4])  # RKF45: next step, last accepted error
-        self.qdd = np.zeros(nv)  # accelerations at the last frame boundary (Simulation.qdd())
-
-    @property
-    def q(self) -> np.ndarray:
-        return self.y[:self.nq]
-
-    @q.setter
-    def q(self, value):
-        self.y[:self.nq] = value
-
-    @property
-    def qd(self) -> np.ndarray:
-        return self.y[self.nq:self.nq + self.nv]
-
-    @qd.setter
-    def qd(self, value):
-        self.y[self.nq:self.nq + self.nv] = value
-
-    @property
-    def exp_rest(self) -> np.ndarray:
-        return self.y[self.nq + self.nv:]
-
-    @exp_rest.setter
-    def exp_rest(self, value):
-        self.y[self.nq + self.nv:] = value
 
 
 def dof_parents(parent: np.ndarray, jtype: np.ndarray) -> np.ndarray:
@@ -146,18 +90,31 @@ class Simulation:
         self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0],
                                model.contact.point_body.shape[0])
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
+        self._timeline = sorted(scene.timeline, key=lambda c: c.at)
         self.reset()
 
     # -- state --------------------------------------------------------------------------
     def reset(self) -> None:
-        """Back to the compiled initial state: fresh Data, timeline and controllers."""
-        self.data = Data(self.model, self._cstate0, self.h)
+        """Back to the compiled initial state: fresh Data, timeline cursor and controllers."""
+        self.data = Data(self.model, self._cstate0, self.h, self.settings.seed)
         self._start_prescribed_roots()
-        self.rng = np.random.default_rng(self.settings.seed)
-        self._timeline = sorted(self.scene.timeline, key=lambda c: c.at)
-        self._next_command = 0
-        self._boundary_frame = -1
-        self._controllers = [self._make_controller(ref) for ref in self.scene.controllers]
+        self.data.controllers = [self._make_controller(ref) for ref in self.scene.controllers]
+        self.recording = None
+
+    def fork(self) -> "Simulation":
+        """A second simulation of the same Model from a copy of this one's Data: both go on
+        independently (compiled kernels, model and scratch layout are shared or rebuilt)."""
+        twin = copy.copy(self)
+        twin._work = make_work(self.model.nbody, self.model.nq, self.model.nv,
+                               self._cstate0.shape[0], self.model.contact.point_body.shape[0])
+        twin._poses = (np.zeros((self.model.nbody, 3)), np.zeros((self.model.nbody, 4)))
+        twin.data = self.data.copy()
+        twin.recording = None
+        return twin
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self.data.rng
 
     def _start_prescribed_roots(self) -> None:
         """A `root: {mode: prescribed, prescribed: {linear, angular}}` tree moves at those
@@ -239,6 +196,7 @@ class Simulation:
         duration = self.settings.duration if duration is None else float(duration)
         nframes = max(0, int(np.ceil(duration / self.dt - 1e-9)))
         rec = Recorder(self.model.body_names, self.model.nq, self.model.nv)
+        self.recording = None
         show = sys.stderr.isatty() if progress is None else bool(progress)
         bar = None
         if show:
@@ -255,7 +213,8 @@ class Simulation:
         finally:
             if bar is not None:
                 bar.close()
-        return rec.finish()
+        self.recording = rec.finish()
+        return self.recording
 
     def _frame(self, rec) -> None:
         self._boundary()
@@ -273,19 +232,19 @@ class Simulation:
     def _boundary(self) -> None:
         """Commands due at this frame's time, then controllers; once per frame."""
         d = self.data
-        if self._boundary_frame == d.frame:
+        if d.boundary_frame == d.frame:
             return
-        self._boundary_frame = d.frame
+        d.boundary_frame = d.frame
         t = d.time
         tol = 1e-9 * self.dt
         if d.pushes.shape[0]:
             d.pushes = d.pushes[d.pushes[:, PUSH_END] > t + tol]
-        while (self._next_command < len(self._timeline)
-               and self._timeline[self._next_command].at <= t + tol):
-            c = self._timeline[self._next_command]
-            self._next_command += 1
+        while (d.next_command < len(self._timeline)
+               and self._timeline[d.next_command].at <= t + tol):
+            c = self._timeline[d.next_command]
+            d.next_command += 1
             self._commands.execute(self, c.action, c.args, c.where)
-        for ref, controller in zip(self.scene.controllers, self._controllers):
+        for ref, controller in zip(self.scene.controllers, d.controllers):
             controller(self, t)
             self._coerce_live_arrays(ref)
 
