@@ -33,7 +33,7 @@ lock:
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
-	  --upgrade --quiet -o $(LOCK)
+	  --fork-strategy fewest --upgrade --quiet -o $(LOCK)
 
 # The test suite on the newest releases, without the lock, in a venv of its own.
 test-latest:
