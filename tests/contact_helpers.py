@@ -1,11 +1,11 @@
 """Shared set-up for the contact tests: kernel inputs for rigid bodies placed by hand."""
 import numpy as np
 
+from pipeline.compiler.contact import FLAT, assemble
+from pipeline.compiler.contact_points import geom_contact_points
+from pipeline.compiler.environment import contact_params
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.build import FLAT, assemble
-from pipeline.physics.contact.environment import contact_params
 from pipeline.physics.contact.forces import contact_forces
-from pipeline.physics.contact.points import geom_contact_points
 
 
 def rot_z(a):

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.physics.contact.build import FLAT
+from pipeline.compiler.contact import FLAT
+from pipeline.compiler.terrain import build_grid
 from pipeline.physics.contact.surface import grid_surface
-from pipeline.physics.contact.terrain import build_grid
 from pipeline.spec.loader import read_file
 from pipeline.spec.schema import document_kind, to_si, validate
 

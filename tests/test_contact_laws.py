@@ -214,7 +214,7 @@ def test_friction_model_2_default_stiffness_is_the_normal_stiffness():
 
 
 def test_sphere_and_capsule_primitives_on_the_plane():
-    from pipeline.physics.contact.points import geom_contact_points
+    from pipeline.compiler.contact_points import geom_contact_points
 
     r = 0.02
     c, rad = geom_contact_points("sphere", [r], np.zeros(3), np.eye(3), None, None, "shapes")
@@ -232,7 +232,7 @@ def test_sphere_and_capsule_primitives_on_the_plane():
 
 
 def test_box_corners_exact_versus_bounding_box_corners():
-    from pipeline.physics.contact.points import geom_contact_points
+    from pipeline.compiler.contact_points import geom_contact_points
 
     c45 = math.sqrt(0.5)
     rot = np.array([[c45, -c45, 0], [c45, c45, 0], [0, 0, 1.0]])  # a box geom turned 45 deg

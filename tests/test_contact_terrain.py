@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from pipeline.compiler.terrain import build_grid
 from pipeline.errors import CorpusError
 from pipeline.physics.contact.surface import grid_surface
-from pipeline.physics.contact.terrain import build_grid
 
 from contact_helpers import contact_setup, evaluate, params
 

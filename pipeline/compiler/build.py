@@ -72,7 +72,7 @@ def as_scene(spec) -> Scene:
 def compile_model(spec) -> tuple[Model, np.ndarray]:
     """(Model, cstate0): the compiled model with its contact tables, and the initial
     non-integrated contact state that belongs in Data."""
-    from pipeline.physics.contact.build import build_contact
+    from pipeline.compiler.contact import build_contact
 
     scene = as_scene(spec)
     model = _articulated_model(scene)

@@ -56,7 +56,7 @@ def compile_simulation(spec, **kwargs) -> Simulation:
 class Simulation:
     def __init__(self, model: Model, scene: Scene, cstate0: np.ndarray,
                  settings: SimulationSettings | None = None):
-        from pipeline.control import commands, python_ctrl  # noqa: F401  (registers "python")
+        from pipeline.control import commands, contact_commands, python_ctrl  # noqa: F401  (they register)
 
         self.model = model
         self.scene = scene

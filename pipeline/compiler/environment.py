@@ -1,5 +1,7 @@
 """The environment document (Scene.environment, schema environment.schema.json) read into
-the live contact parameter block of `cstate` (state.py). Gravity is read by pipeline.compiler.
+the live contact parameter block of `cstate` (pipeline/physics/contact/state.py), at compile
+time (contact.py) and by the timeline commands `material` and `ground`
+(pipeline/control/contact_commands.py). Gravity is read by build.py.
 
 Defaults are the values of McKenna's roach script (Appendix C) where it sets one; the rest
 are ours and documented in docs/environments.md.
@@ -10,6 +12,7 @@ import numpy as np
 
 from pipeline.errors import CorpusError, Problem
 from pipeline.physics.contact import state as S
+from pipeline.spec.units import to_si
 
 DEFAULT_PARAMS = {
     S.GROUND_ON: 1.0, S.GROUND_Z: 0.0,
@@ -30,8 +33,6 @@ DEFAULT_PARAMS = {
 def number(value, path: str) -> float:
     """A plain float. The spec stage already converted unit strings; a fraction string
     such as "1/2400" (or any unit string given from Python) is read here."""
-    from pipeline.spec.units import to_si
-
     try:
         return float(to_si(value))
     except (ValueError, KeyError) as exc:
@@ -81,4 +82,3 @@ def contact_params(env: dict) -> np.ndarray:
     if "enabled" in collision:
         params[S.COLLISION_ON] = 1.0 if collision["enabled"] else 0.0
     return params
-

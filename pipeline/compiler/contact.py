@@ -1,4 +1,6 @@
-"""Environment dict (Scene.environment) -> ContactArrays + the initial contact state."""
+"""Contact compilation: the environment dict (Scene.environment) and the compiled Model ->
+the contact tables the kernels read (pipeline.physics.contact.forces.ContactArrays) + the
+initial contact state."""
 from __future__ import annotations
 
 import re
@@ -6,13 +8,14 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.compiler.contact_points import POINT_MODES, geom_collision_box, geom_contact_points
+from pipeline.compiler.environment import contact_params, number
+from pipeline.compiler.geometry import GEOM_CODES
+from pipeline.compiler.terrain import build_grid
 from pipeline.errors import CorpusError, Problem
-from pipeline.physics.contact import commands  # noqa: F401  (registers sticky/material/ground)
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.environment import contact_params, number
 from pipeline.physics.contact.forces import ContactArrays
-from pipeline.physics.contact.points import POINT_MODES, geom_collision_box, geom_contact_points
-from pipeline.physics.contact.terrain import build_grid
+from pipeline.spec.loader import mark_at, read_file
 
 FLAT = (np.array([0.0, 0.0, 1.0, 1.0]), np.zeros((1, 1)))
 
@@ -105,8 +108,6 @@ def _welded(model) -> np.ndarray:
 
 
 def _geom_kind_names() -> dict:
-    from pipeline.compiler.geometry import GEOM_CODES
-
     return {code: name for name, code in GEOM_CODES.items()}
 
 
@@ -116,8 +117,6 @@ def _environment_document(scene):
     Scene.environment is plain (marks dropped by unit conversion), so for error locations
     and relative height files the document is read again: inline in the scene file, or the
     file it names (`environment: path` or `{use: path, with: ...}`)."""
-    from pipeline.spec.loader import read_file
-
     file = scene.where.file if scene.where else None
     if not file:
         return None, None
@@ -135,8 +134,6 @@ def _environment_document(scene):
 
 def _locate(marked, error: CorpusError) -> CorpusError:
     """Give problems raised with a field path inside the environment its file:line:col."""
-    from pipeline.spec.loader import mark_at
-
     located = []
     for p in error.problems:
         if p.line is None and p.path and marked is not None:

@@ -1,15 +1,16 @@
 """Timeline commands of the contact stage: `sticky`, `material`, `ground`.
 
-They write the live parameter block and sticky flags of `Data.cstate` (state.py) at a frame
-boundary, so the change takes effect from the next step and a rejected step never sees a
-half-applied command. Registered with pipeline.control.commands when this module is
-imported (pipeline.physics.contact.build imports it).
+They write the live parameter block and sticky flags of `Data.cstate`
+(pipeline/physics/contact/state.py) at a frame boundary, so the change takes effect from the
+next step and a rejected step never sees a half-applied command. Registered with
+pipeline.control.commands when this module is imported (the Simulation imports it, with the
+core commands).
 """
 from __future__ import annotations
 
+from pipeline.compiler.environment import apply_ground, apply_material
 from pipeline.control.commands import register_command
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.environment import apply_ground, apply_material
 
 
 def _sticky(sim, args: dict) -> None:

@@ -1,6 +1,7 @@
 """Triangle-grid terrain (corpus `addtrigrid`, `groundtype trigrid`) from an inline height
 array, a .npy / .csv / PNG heightmap, or generators summed together (seeded value noise,
-a slope, stairs, stepping stones). Returns the grid the kernels read (surface.py)."""
+a slope, stairs, stepping stones). Returns the grid the kernels read
+(pipeline/physics/contact/surface.py)."""
 from __future__ import annotations
 
 import math
@@ -8,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.compiler.environment import number
 from pipeline.errors import CorpusError, Problem
-from pipeline.physics.contact.environment import number
+from pipeline.spec.includes import project_root
 
 
 def _pair(value, path: str) -> tuple[float, float]:
@@ -24,8 +26,6 @@ def _pair(value, path: str) -> tuple[float, float]:
 def _read_file(ground: dict, path: str) -> np.ndarray:
     file = Path(ground["file"])
     if not file.is_absolute() and ground.get("base_dir"):
-        from pipeline.spec.includes import project_root
-
         base = Path(ground["base_dir"]).resolve()
         file = (base / file).resolve()
         root = project_root(base)
