@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 
 from pipeline.particles.simulation import compile_particles
-from pipeline.particles.spec import resolve_particles
+from pipeline.particles.spec import resolve_particles, scene_of
 from pipeline.particles.stability import is_stable, max_stable_step
-from pipeline.particles.types import ParticleScene
 
 G = 9.8
 
@@ -16,7 +15,7 @@ def make(masses, forces, integrator="rk4", dt=0.01, h=None, world=None, duration
     doc = {"particles": "test", "masses": masses, "forces": forces}
     doc["world"] = world if world is not None else {"gravity": G}
     c = resolve_particles(doc)
-    return compile_particles(ParticleScene("t", (c,), c.world, duration=duration, dt=dt, h=h,
+    return compile_particles(scene_of(c, name="t", duration=duration, dt=dt, h=h,
                                            integrator=integrator))
 
 

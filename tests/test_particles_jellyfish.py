@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pipeline
 from pipeline.particles.simulation import compile_particles
-from pipeline.particles.spec import load_particle_scene, resolve_particles, resolve_world
-from pipeline.particles.types import ParticleScene
+from pipeline.particles.spec import resolve_particles, resolve_world, scene_of
 from pipeline.spec.loader import read_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,7 @@ def still_water_sim(controller=True, z=0.6):
     if not controller:
         del doc["controller"]
     c = resolve_particles(doc, at=[{"move": [0, 0, z]}])
-    return compile_particles(ParticleScene("j", (c,), STILL_WATER, dt=1 / 500))
+    return compile_particles(scene_of(c, STILL_WATER, name="j", dt=1 / 500))
 
 
 def test_j1_topology_and_constants():
@@ -82,7 +82,7 @@ def swim():
         log["dome"].append(d)
         log["dist"].append(math.hypot(*(sim.data.pos[food, :2] - d[:2])))
         log["tips"].append(sim.data.pos[tips, 2].max())
-        log["food0"].append(sim.controls[0].runtime.slots[0])
+        log["food0"].append(sim.data.controllers[0].runtime.slots[0])
     return sim, {k: np.array(v) for k, v in log.items()}
 
 
@@ -112,7 +112,7 @@ def test_j5_closes_on_food_to_the_side(swim):
 def test_j6_energy_model(swim):
     sim, log = swim
     e, s = log["energy"], log["state"]
-    dt = sim.model.dt
+    dt = sim.dt
     de = np.diff(e) / dt
     steady = (s[1:] == s[:-1])
     track = steady & (s[1:] == TRACK)
@@ -131,8 +131,7 @@ def test_j6_energy_model(swim):
 
 
 def test_j7_seaworld():
-    scene = load_particle_scene(ROOT / "scenes" / "jellyfish.yaml")
-    sim = compile_particles(scene)
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "jellyfish.yaml"))
     names = sim.model.body_names
     idx = lambda n: names.index(n)
     bubbles = [idx(f"seaworld.bubble{i}") for i in range(6)]
@@ -159,10 +158,11 @@ def test_j7_seaworld():
 
 def test_j4_hover_holds_depth_in_the_swell():
     """Hover only (tracking switched off by its threshold): 60 s in SeaWorld's currents."""
-    sim = compile_particles(load_particle_scene(ROOT / "scenes" / "jellyfish.yaml"))
-    c = sim.controls[0]
-    params = list(c.program.initial_values[c.program.param_slice])
-    params[c.program.param_names.index("track_above")] = 2.0
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "jellyfish.yaml"))
+    c = sim.data.controllers[0]
+    program = c.binding.program
+    params = list(program.initial_values[program.param_slice])
+    params[program.param_names.index("track_above")] = 2.0
     sim.set_params("jellyfish", params)
     b0 = sim.model.body_names.index("jellyfish.b0")
     deviation = []

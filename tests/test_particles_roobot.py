@@ -6,9 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pipeline
 from pipeline.particles.simulation import compile_particles
-from pipeline.particles.spec import load_particle_scene, resolve_particles
-from pipeline.particles.types import ParticleScene, World
+from pipeline.particles.spec import resolve_particles, scene_of
+from pipeline.particles.types import World
 from pipeline.spec.loader import read_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,18 +23,19 @@ def roobot(controller=True, scaling=None):
     if scaling:
         doc["sensors"][1]["scaling"] = scaling
     c = resolve_particles(doc)
-    return compile_particles(ParticleScene("r", (c,), World(), duration=10, dt=1 / 500))
+    return compile_particles(scene_of(c, World(), name="r", duration=10, dt=1 / 500))
 
 
 def levels(sim, hip, foot, v_hip=(0, 0, 0), v_foot=(0, 0, 0)):
-    pos = [list(p) for p in sim.data.pos]
-    vel = [list(v) for v in sim.data.vel]
-    pos[0], pos[1], vel[0], vel[1] = list(hip), list(foot), list(v_hip), list(v_foot)
-    c = sim.controls[0]
-    out = [0.0] * len(c.sensors)
-    for k in c.order:
-        out[k] = c.sensors[k](pos, vel, out)
-    return dict(zip([s for s in c.program.slot_names[:len(out)]], out))
+    """The sensor levels with hip and foot placed (a fork of `sim`, which stays as it was)."""
+    probe = sim.fork()
+    probe.data.pos[:2] = hip, foot
+    probe.data.vel[:2] = v_hip, v_foot
+    b = probe.data.controllers[0].binding
+    out = [0.0] * len(b.sensors)
+    for k in b.order:
+        out[k] = b.sensors[k].level(probe.sensors, out)
+    return dict(zip(b.program.slot_names[:len(out)], out))
 
 
 def test_r3_sensors_on_scripted_poses():
@@ -76,9 +78,9 @@ def test_r1_falls_over_when_left_alone():
 
 
 def run_with_log(seconds):
-    sim = compile_particles(load_particle_scene(ROOT / "scenes" / "roobot_hop.yaml"))
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "roobot_hop.yaml"))
     states, hip_tq, ankle_tq, hip_z = [], [], [], []
-    for _ in range(int(round(seconds / sim.model.dt))):
+    for _ in range(int(round(seconds / sim.dt))):
         sim.step(1)
         states.append(sim.data.channels["fsm_state"])
         hip_tq.append(sim.data.live.tq_torque[0])
@@ -120,9 +122,9 @@ def test_r7_hops_forward_for_sixty_seconds(sixty_seconds):
 def test_heading_places_the_plane_of_motion():
     """Urban's heading variable: the scene's `at` rotation turns the hopping plane."""
     doc = read_file(ROOT / "creatures" / "roobot.yaml")
-    plain = compile_particles(ParticleScene("a", (resolve_particles(doc),), World(), dt=1 / 500))
-    turned = compile_particles(ParticleScene("b", (resolve_particles(doc, at=[{"rotate": {"z": 90}}]),),
-                                             World(), dt=1 / 500))
+    plain = compile_particles(scene_of(resolve_particles(doc), name="a", dt=1 / 500))
+    turned = compile_particles(scene_of(resolve_particles(doc, at=[{"rotate": {"z": 90}}]), name="b",
+                                        dt=1 / 500))
     plain.step(1000)
     turned.step(1000)
     assert plain.data.pos[0, 0] > 1.0

@@ -7,7 +7,7 @@ import pytest
 import pipeline
 from pipeline.errors import CorpusError
 from pipeline.particles.simulation import compile_particles
-from pipeline.particles.spec import load_particle_scene, resolve_particles
+from pipeline.particles.spec import resolve_particles
 from pipeline.recording import Recording
 from pipeline.spec.loader import parse_text, read_file
 
@@ -77,8 +77,7 @@ def test_recording_contract_and_determinism(tmp_path):
 
 
 def test_several_creatures_get_prefixed_names_and_channels():
-    scene = load_particle_scene(ROOT / "scenes" / "jellyfish.yaml")
-    sim = compile_particles(scene)
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "jellyfish.yaml"))
     assert sim.model.body_names[0] == "jellyfish.b0"  # the scene's creatures first, the world's masses after
     assert "seaworld.weed0_0" in sim.model.body_names
     assert sim.model.tree_names == ("jellyfish", "seaworld")
@@ -108,9 +107,9 @@ creatures:
   - use: nowhere.yaml
 """)
     with pytest.raises(CorpusError, match=r"hop.yaml:9:10: creatures\[1\].use: file not found: 'nowhere.yaml'"):
-        load_particle_scene(scene)
+        pipeline.load(scene)
     scene.write_text(scene.read_text().replace("  - use: nowhere.yaml\n", ""))
-    loaded = load_particle_scene(scene)
+    loaded = pipeline.load(scene)
     (rb,) = loaded.creatures
     assert rb.name == "rb" and rb.masses[0].mass == 1.5 and rb.masses[0].pos == (0.0, 2.0, 0.5)
     assert rb.controller["params"]["hip_gain"] == 0.1

@@ -13,6 +13,7 @@ from scipy.ndimage import gaussian_filter1d
 
 from pipeline.errors import CorpusError
 from pipeline.export.poses import centre_of_mass
+from pipeline.export.view import view_of
 
 MODES = ("fixed", "follow", "orbit")
 
@@ -42,6 +43,7 @@ def smooth(path: np.ndarray, fps: float, seconds: float) -> np.ndarray:
 def target_bodies(spec: str, model, pos) -> np.ndarray:
     """Bodies the camera is about: for `com` the first creature (in scene order) that
     moves, for `com:<creature>` that creature, for a body name that body's creature."""
+    model = view_of(model)
     trees = np.asarray(model.body_tree)
     if spec == "com":
         moving = np.ptp(pos, axis=0).max(axis=1) > 0 if len(pos) > 1 else np.ones(pos.shape[1], bool)
@@ -63,9 +65,10 @@ def target_bodies(spec: str, model, pos) -> np.ndarray:
 def target_path(spec: str, model, pos, quat) -> np.ndarray:
     """World point (F, 3) the camera looks at: the centre of mass of `target_bodies` for
     `com` and `com:<creature>`, else the named body's frame origin."""
+    model = view_of(model)
     bodies = target_bodies(spec, model, pos)
     if spec == "com" or spec.startswith("com:"):
-        return centre_of_mass(pos, quat, np.asarray(model.tree.mass), np.asarray(model.tree.com), bodies)
+        return centre_of_mass(pos, quat, model.body_mass, model.body_com, bodies)
     return pos[:, model.body_names.index(spec)]
 
 

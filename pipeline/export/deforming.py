@@ -1,5 +1,5 @@
 """Geometry that changes shape from frame to frame, from a particle model's `extras`
-(pipeline/particles/simulation.py): springs between masses and the render-only domes.
+(pipeline/particles/model.py): springs between masses and the render-only domes.
 
 Rigid bodies are drawn by moving actors; these are rebuilt from the resampled mass
 positions at every output frame instead.
@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from pipeline.export.view import view_of
 
 SPRING_RGBA = (0.35, 0.38, 0.45, 1.0)
 
@@ -25,7 +27,7 @@ class Deforming:
 
 def springs(model, pos: np.ndarray) -> Deforming | None:
     """Spring segments: vertex 2s and 2s+1 are spring s's two masses."""
-    ends = np.asarray((getattr(model, "extras", {}) or {}).get("springs", np.zeros((0, 2))), int)
+    ends = np.asarray(view_of(model).extras.get("springs", np.zeros((0, 2))), int)
     if len(ends) == 0:
         return None
     return Deforming("springs", pos[:, ends.reshape(-1)], None, SPRING_RGBA)
@@ -37,7 +39,7 @@ def domes(model, pos: np.ndarray, channels: dict, time: np.ndarray, frame_t: np.
     from pipeline.particles.surfaces import dome_mesh
 
     out = []
-    for s in (getattr(model, "extras", {}) or {}).get("surfaces", []):
+    for s in view_of(model).extras.get("surfaces", []):
         if s.get("kind", "dome") != "dome":
             continue
         ring = list(s["ring"])

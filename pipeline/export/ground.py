@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.export.view import view_of
+
 LIGHT_TILE = (0.80, 0.82, 0.85)
 DARK_TILE = (0.55, 0.60, 0.67)
 
@@ -84,7 +86,7 @@ class Terrain:
 
 def terrain_of(model, environment: dict) -> Terrain | None:
     """The model's terrain grid, or None on flat ground."""
-    contact = getattr(model, "contact", None)
+    contact = view_of(model).contact
     if contact is None or np.asarray(contact.grid_h).shape == (1, 1):
         return None
     x0, y0, dx, dy = (float(v) for v in contact.grid_geom)

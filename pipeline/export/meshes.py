@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import trimesh
 
+from pipeline.export.view import view_of
+
 
 @dataclass(frozen=True)
 class Part:
@@ -35,6 +37,7 @@ def _part(vertices, faces, pos, rot, rgba) -> Part:
 
 def body_parts(model) -> tuple[list[list[Part]], list[Part]]:
     """Parts per body (index = body index) and the static world parts (body -1)."""
+    model = view_of(model)
     geoms = model.geoms
     per_body: list[list[Part]] = [[] for _ in range(model.nbody)]
     world: list[Part] = []

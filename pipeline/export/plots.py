@@ -9,8 +9,8 @@ import numpy as np
 from pipeline.errors import CorpusError
 from pipeline.export.gait import stepping
 from pipeline.export.poses import centre_of_mass
+from pipeline.export.view import view_of
 from pipeline.fileio import atomic_path
-from pipeline.physics.model import JOINT_NQ
 
 STANDARD = ("gait", "joints", "com_speed", "contact")
 CONTACT_CHANNEL = "contact_force"
@@ -53,15 +53,15 @@ def gait_diagram(time, legs, steps, path: Path) -> Path:
 
 def joint_angles(time, q, model, path: Path) -> Path | None:
     """Every one-coordinate joint (revolute, prismatic) over time, a panel per creature."""
-    joints = [i for i, t in enumerate(model.tree.jtype) if JOINT_NQ[t] == 1]
-    if not joints:
+    model = view_of(model)
+    if not model.joints:
         return None
-    trees = sorted({int(model.body_tree[i]) for i in joints})
+    trees = sorted({tree for _, _, tree in model.joints})
     plt, (fig, axes) = _figure(8.0, 2.6 * len(trees), rows=len(trees))
     for ax, tree in zip(np.atleast_1d(axes), trees):
-        mine = [i for i in joints if int(model.body_tree[i]) == tree]
-        for i in mine:
-            ax.plot(time, q[:, int(model.tree.qadr[i])], lw=0.8, label=model.joint_names[i])
+        mine = [(name, qi) for name, qi, t in model.joints if t == tree]
+        for name, qi in mine:
+            ax.plot(time, q[:, qi], lw=0.8, label=name)
         if len(mine) <= 12:
             ax.legend(fontsize=6, ncols=2, loc="upper right")
         ax.set_ylabel(f"{model.tree_names[tree]}\nq [rad or m]")
@@ -71,8 +71,9 @@ def joint_angles(time, q, model, path: Path) -> Path | None:
 
 def com_speed(time, pos, quat, model) -> np.ndarray:
     """Horizontal speed of the centre of mass of the bodies that move (T,)."""
+    model = view_of(model)
     moving = np.ptp(pos, axis=0).max(axis=1) > 0
-    com = centre_of_mass(pos, quat, np.asarray(model.tree.mass), np.asarray(model.tree.com),
+    com = centre_of_mass(pos, quat, model.body_mass, model.body_com,
                          np.flatnonzero(moving) if moving.any() else None)
     if len(time) < 2:
         return np.zeros(len(time))

@@ -5,7 +5,10 @@ discrete event, fluid media with flow fields, and Euler / midpoint / RK4 integra
 numba step loop. It shares the scene, controller (`pipeline.control.fsm`), recording and export
 stages with the articulated engine. World z is up (Urban's y is our z).
 
-    creature = resolve_particles(dict_or_node)          # pipeline.particles.spec
-    sim = compile_particles(scene_or_creature)          # pipeline.particles.simulation
+    scene = pipeline.load("scenes/roobot_hop.yaml")     # a pipeline.spec.types.Scene
+    sim = pipeline.compile(scene)                       # a ParticleSimulation (simulation.py)
     recording = sim.run()
+
+    creature = resolve_particles(dict_or_node)          # pipeline.particles.spec
+    sim = compile_particles(scene_of(creature, dt=1/500))
 """

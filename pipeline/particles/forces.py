@@ -14,7 +14,7 @@ import numpy as np
 from pipeline.particles.arrays import FLOW_UNIFORM, FLOW_WAVES
 
 _TINY = 1e-12
-_TOUCH = 1e-7  # m: a mass this close to the floor touches it
+TOUCH = 1e-7  # m: a mass this close to the floor touches it
 
 
 @numba.njit(cache=True)
@@ -80,26 +80,37 @@ def _toward(x0, x1, x2, y0, y1, y2):
 
 
 @numba.njit(cache=True)
+def angle_state(pos, vel, ia, ij, ib):
+    """The angle a-j-b and its rate, with the arm lengths la, lb and the unit vectors ua, ub
+    along which a and b move to open it: (ok, theta, rate, la, lb, ua0, ua1, ua2, ub0, ub1,
+    ub2). ok is False when an arm has no length or the arms are parallel (no gradient)."""
+    a0, a1, a2 = pos[ia, 0] - pos[ij, 0], pos[ia, 1] - pos[ij, 1], pos[ia, 2] - pos[ij, 2]
+    b0, b1, b2 = pos[ib, 0] - pos[ij, 0], pos[ib, 1] - pos[ij, 1], pos[ib, 2] - pos[ij, 2]
+    la = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    lb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+    if la < _TINY or lb < _TINY:
+        return False, 0.0, 0.0, la, lb, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    c = min(1.0, max(-1.0, (a0 * b0 + a1 * b1 + a2 * b2) / (la * lb)))
+    theta = math.acos(c)
+    ua0, ua1, ua2 = _toward(a0, a1, a2, b0, b1, b2)
+    ub0, ub1, ub2 = _toward(b0, b1, b2, a0, a1, a2)
+    if ua0 == 0.0 and ua1 == 0.0 and ua2 == 0.0:
+        return False, theta, 0.0, la, lb, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    # d(theta)/d(p_a) = -ua/la, d(theta)/d(p_b) = -ub/lb, the joint mass takes minus both
+    rate = -((vel[ia, 0] - vel[ij, 0]) * ua0 + (vel[ia, 1] - vel[ij, 1]) * ua1
+             + (vel[ia, 2] - vel[ij, 2]) * ua2) / la \
+        - ((vel[ib, 0] - vel[ij, 0]) * ub0 + (vel[ib, 1] - vel[ij, 1]) * ub1
+           + (vel[ib, 2] - vel[ij, 2]) * ub2) / lb
+    return True, theta, rate, la, lb, ua0, ua1, ua2, ub0, ub1, ub2
+
+
+@numba.njit(cache=True)
 def _angles(m, live, pos, vel, f):
     for s in range(m.an_ends.shape[0]):
         ia, ij, ib = m.an_ends[s, 0], m.an_ends[s, 1], m.an_ends[s, 2]
-        a0, a1, a2 = pos[ia, 0] - pos[ij, 0], pos[ia, 1] - pos[ij, 1], pos[ia, 2] - pos[ij, 2]
-        b0, b1, b2 = pos[ib, 0] - pos[ij, 0], pos[ib, 1] - pos[ij, 1], pos[ib, 2] - pos[ij, 2]
-        la = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
-        lb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
-        if la < _TINY or lb < _TINY:
+        ok, theta, rate, la, lb, ua0, ua1, ua2, ub0, ub1, ub2 = angle_state(pos, vel, ia, ij, ib)
+        if not ok:
             continue
-        ua0, ua1, ua2 = _toward(a0, a1, a2, b0, b1, b2)
-        ub0, ub1, ub2 = _toward(b0, b1, b2, a0, a1, a2)
-        if ua0 == 0.0 and ua1 == 0.0 and ua2 == 0.0:
-            continue  # arms parallel: the angle's gradient is undefined
-        c = min(1.0, max(-1.0, (a0 * b0 + a1 * b1 + a2 * b2) / (la * lb)))
-        theta = math.acos(c)
-        # d(theta)/d(p_a) = -ua/la, d(theta)/d(p_b) = -ub/lb, the joint mass takes minus both
-        rate = -((vel[ia, 0] - vel[ij, 0]) * ua0 + (vel[ia, 1] - vel[ij, 1]) * ua1
-                 + (vel[ia, 2] - vel[ij, 2]) * ua2) / la \
-            - ((vel[ib, 0] - vel[ij, 0]) * ub0 + (vel[ib, 1] - vel[ij, 1]) * ub1
-               + (vel[ib, 2] - vel[ij, 2]) * ub2) / lb
         torque = m.an_k[s] * (theta - live.an_rest[s]) + m.an_kd[s] * rate
         sa, sb = torque / la, torque / lb
         fa0, fa1, fa2 = sa * ua0, sa * ua1, sa * ua2
@@ -213,7 +224,7 @@ def _floor(m, pos, vel, h, f):
         if m.on_floor[i] == 0.0:
             continue
         gap = pos[i, 2] - m.radius[i] - z0
-        if gap > _TOUCH or abs(vel[i, 2]) > v_rest or f[i, 2] >= 0.0:
+        if gap > TOUCH or abs(vel[i, 2]) > v_rest or f[i, 2] >= 0.0:
             continue
         normal = -f[i, 2]
         f[i, 2] = 0.0

@@ -1,15 +1,15 @@
-"""Resolve `particles:` documents and particle scenes into the dataclasses of `types`.
+"""Resolve `particles:` documents into the dataclasses of `types`.
 
-Loading and schema validation are the spec stage's (`pipeline.spec.loader`,
-`pipeline.spec.schema`); this module adds what the schema cannot check (names that must
-exist, under-determined masses) and places the creature in the world.
+Loading, includes, schema validation and the Scene itself are the spec stage's
+(`pipeline.load` returns a `pipeline.spec.types.Scene` for particle scenes too); this module
+adds what the schema cannot check (names that must exist, under-determined masses), places
+each creature in the world and gives the spec stage a scene's creatures and World
+(`scene_parts`, its one call into this stage).
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -17,11 +17,11 @@ from pipeline.control.fsm import compile_fsm
 from pipeline.errors import CorpusError, Problem
 from pipeline.particles import types as T
 from pipeline.particles.quantities import placement, si, upward_sign, vec
-from pipeline.spec.documents import include
-from pipeline.spec.includes import Includes, project_root
-from pipeline.spec.loader import MDict, format_path, from_plain, mark_at, read_file
-from pipeline.spec.schema import validate
-from pipeline.spec.types import Where
+from pipeline.spec.documents import DEFAULT_ENVIRONMENT, include
+from pipeline.spec.includes import Includes
+from pipeline.spec.loader import MDict, format_path, from_plain, mark_at, plain, read_file, where_of
+from pipeline.spec.schema import document_kind, to_si, validate
+from pipeline.spec.types import Scene, SimulationSettings, Where
 
 _PARAM_OF_KIND = {"spring": "rest", "angle": "rest", "torque": "torque", "constant": "magnitude"}
 _FORCE_KINDS = ("gravity", "floor", "nail", "fluid", "spring", "angle", "torque", "constant",
@@ -312,89 +312,93 @@ def resolve_particles(node_or_dict, where: Where | None = None, *, name: str | N
         spawners=tuple(spawners), surfaces=tuple(surfaces), where=where or d.where())
 
 
-def _absolute_includes(scene: MDict, base: Path) -> dict:
-    """The scene as plain data with its `use:` paths made absolute, so that a copy saved in a
-    run directory (scene.json) loads again from there."""
-    out = json.loads(json.dumps(scene))
-    env = out.get("environment")
-    if isinstance(env, str):
-        out["environment"] = str((base / env).resolve())
-    elif isinstance(env, dict) and "use" in env:
-        env["use"] = str((base / env["use"]).resolve())
-    for entry in out.get("creatures", []):
-        if "use" in entry:
-            entry["use"] = str((base / entry["use"]).resolve())
-    return out
+def scene_of(creatures, world: T.World | None = None, *, name: str | None = None,
+             **simulation) -> Scene:
+    """A particle Scene built in Python: ParticleCreatures in a World (default: the first
+    creature's own `world:`, else the default World) with `SimulationSettings(**simulation)`."""
+    creatures = (creatures,) if isinstance(creatures, T.ParticleCreature) else tuple(creatures)
+    if world is None:
+        world = next((c.world for c in creatures if c.world is not None), T.World())
+    return Scene(name=name or (creatures[0].name if creatures else "particles"),
+                 creatures=creatures, environment=T.environment_of(world),
+                 simulation=SimulationSettings(**simulation))
 
 
-def _include(value, mark, path: str, inc: Includes, overrides, d: _Doc) -> MDict | None:
+def scene_parts(doc: MDict, inc: Includes, problems: list[Problem]):
+    """The particle stage's share of the spec stage (pipeline.spec.resolve calls only this).
+
+    An expanded scene (`pipeline.spec.documents.expand_scene`) of particle creatures or in a
+    particle world -> (creatures, environment) of its Scene; a `particles:` document checked
+    on its own -> (its creature, its world); anything else -> None. Problems are appended,
+    located. The scene's creatures come first, then the environment's masses (so body 0 is
+    the first creature's); the World is the environment's (`world:` of a `particles:` file).
+    """
+    kind = document_kind(doc)
+    if kind == "particles":
+        creature = _resolved(problems, doc)
+        world = creature.world if creature is not None and creature.world is not None else T.World()
+        return (() if creature is None else (creature,)), T.environment_of(world)
+    if kind != "scene" or not _is_particle_scene(doc):
+        return None
+    creatures, world, env_creature = [], T.World(), None
+    env = doc.get("environment")
+    if isinstance(env, str):  # a `particles:` world; expand_scene left its absolute path
+        env_doc = _included(env, doc.value_mark("environment"), "environment", inc, None, problems)
+        if env_doc is not None:
+            env_creature = _resolved(problems, env_doc, where_of(doc.value_mark("environment"), "environment"))
+            if env_creature is not None:
+                world = env_creature.world or world
+    elif env is not None and not _default_environment(env):
+        problems.append(doc.value_mark("environment").problem(
+            "a particle scene's environment must be a `particles:` file", "environment"))
+    items = doc.get("creatures", ())
+    for i, entry in enumerate(items):
+        path = f"creatures[{i}]"
+        if "use" not in entry:
+            problems.append(items.item_mark(i).problem(
+                "a scene with particle creatures must hold only particle creatures "
+                "(`use:` a `particles:` file)", path))
+            continue
+        cdoc = _included(entry["use"], entry.value_mark("use"), f"{path}.use", inc, entry.get("with"), problems)
+        if cdoc is not None:
+            creature = _resolved(problems, cdoc, where_of(items.item_mark(i), path), name=entry.get("name"),
+                                 at=to_si(entry, "scene", "/$defs/creature_item").get("at"),
+                                 velocity=entry.get("velocity"))
+            if creature is not None:
+                creatures.append(creature)
+    if env_creature is not None and env_creature.masses:
+        creatures.append(env_creature)
+    for key, what in (("controllers", "scene controllers: a particle creature's `controller:` drives it"),
+                      ("timeline", "timeline commands")):
+        if doc.get(key):
+            problems.append(doc.key_mark(key).problem(f"the particle engine runs no {what}", key))
+    return tuple(creatures), T.environment_of(world)
+
+
+def _is_particle_scene(scene: MDict) -> bool:
+    """An expanded scene whose environment is a `particles:` file or whose creatures include
+    `particles:` files (expand_scene inlines articulated creatures and keeps these includes)."""
+    return isinstance(scene.get("environment"), str) or any("use" in c for c in scene.get("creatures", ()))
+
+
+def _default_environment(env: MDict) -> bool:
+    """The environment a scene without `environment:` gets (expand_scene inlines it, and so does
+    the saved scene.json): the default World in a particle scene."""
+    return plain(env) == plain(read_file(DEFAULT_ENVIRONMENT))
+
+
+def _included(value: str, mark, path: str, inc: Includes, overrides, problems) -> MDict | None:
     """An included `particles:` document (the spec stage's include policy and `with:` merge)."""
     try:
         return include(value, mark, path, "particles", inc, overrides)
     except CorpusError as exc:
-        d.problems.extend(exc.problems)
+        problems.extend(exc.problems)
         return None
 
 
-def load_particle_scene(source, *, allow_outside: bool = False, base_dir=None) -> T.ParticleScene:
-    """A scene whose creatures (and optional environment) are `particles:` documents.
-
-    The spec stage's scene resolver dispatches here when a scene's creature files have a
-    top-level `particles:` key. `source` is the scene file, or its document as a dict whose
-    relative paths resolve against `base_dir` (default: the working folder) — batch jobs
-    pass the saved `source` this way. Includes follow the spec stage's rules (inside the
-    project or the bundled folders unless `allow_outside`; `with:` deep-merges overrides).
-    """
-    if isinstance(source, dict):
-        base = Path(base_dir or Path.cwd()).resolve()
-        scene = source if isinstance(source, MDict) else from_plain(source)
-        path = None
-    else:
-        path = Path(source).resolve()
-        base = path.parent
-        scene = read_file(path)
-    problems = validate(scene, "scene")
-    if problems:
-        raise CorpusError(problems)
-    d = _Doc(scene)
-    inc = Includes(project_root(base), allow_outside)
-    if path is not None:
-        inc.note(path)
-        inc.chain.append(path)
-    world = T.World()
-    creatures = []
-    env = scene.get("environment")
-    if env is not None:
-        if not isinstance(env, str) and "use" not in env:
-            d.problem("a particle scene's environment must be a `particles:` file", "environment")
-            d.check()
-        value, mark = (env, scene.value_mark("environment")) if isinstance(env, str) \
-            else (env["use"], env.value_mark("use"))
-        env_doc = _include(value, mark, "environment", inc, None if isinstance(env, str) else env.get("with"), d)
-        d.check()
-        env_creature = resolve_particles(env_doc, d.where("environment"))
-        world = env_creature.world or world
-    for i, entry in enumerate(scene.get("creatures", [])):
-        if "use" not in entry:
-            d.problem("inline creatures are not particle documents; use a `particles:` file",
-                      "creatures", i)
-            continue
-        cdoc = _include(entry["use"], entry.value_mark("use"), f"creatures[{i}].use", inc, entry.get("with"), d)
-        if cdoc is None:
-            continue
-        try:
-            creatures.append(resolve_particles(cdoc, d.where("creatures", i), name=entry.get("name"),
-                                               at=entry.get("at"), velocity=entry.get("velocity")))
-        except CorpusError as exc:
-            d.problems.extend(exc.problems)
-    if env is not None and env_creature.masses:
-        creatures.append(env_creature)  # after the scene's creatures: body 0 is the first creature's
-    d.check()
-    sim = scene.get("simulation", {})
-    return T.ParticleScene(
-        name=scene["scene"], creatures=tuple(creatures), world=world,
-        duration=si(sim.get("duration", 1.0)), dt=si(sim.get("dt", "1/240")),
-        h=si(sim["h"]) if "h" in sim else None, integrator=sim.get("integrator", "rk4"),
-        record_every=int(sim.get("record_every", 1)), seed=int(sim.get("seed", 0)),
-        outputs=dict(scene.get("outputs", {})), source=_absolute_includes(scene, base),
-        files=tuple(inc.files), where=d.where())
+def _resolved(problems: list[Problem], doc, where: Where | None = None, **placement):
+    try:
+        return resolve_particles(doc, where, **placement)
+    except CorpusError as exc:
+        problems.extend(exc.problems)
+        return None

@@ -15,7 +15,7 @@ def is_stable(sim, seconds: float, bound: float = 100.0) -> bool:
     radius `bound` around where it started."""
     start = sim.data.pos.copy()
     try:
-        sim.step(int(round(seconds / sim.model.dt)))
+        sim.step(int(round(seconds / sim.dt)))
     except SimulationError:
         return False
     return bool(np.abs(sim.data.pos - start).max() < bound)

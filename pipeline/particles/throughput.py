@@ -6,29 +6,33 @@ import sys
 import time
 from pathlib import Path
 
+import dataclasses
+
+import pipeline
 from pipeline.particles.simulation import compile_particles
-from pipeline.particles.spec import load_particle_scene, resolve_particles
-from pipeline.particles.types import ParticleScene
+from pipeline.particles.spec import resolve_particles, scene_of
+from pipeline.particles.types import world_of
 from pipeline.spec.loader import read_file
+from pipeline.spec.types import Scene
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def roobots_scene(n: int, seconds: float) -> ParticleScene:
+def roobots_scene(n: int, seconds: float) -> Scene:
     """The roobot_hop scene with n roobots 1 m apart along y."""
-    base = load_particle_scene(ROOT / "scenes" / "roobot_hop.yaml")
+    base = pipeline.load(ROOT / "scenes" / "roobot_hop.yaml")
     doc = read_file(ROOT / "creatures" / "roobot.yaml")
     creatures = tuple(resolve_particles(doc, name=f"roobot{i}", at=[{"move": [0, float(i), 0]}])
                       for i in range(n))
-    return ParticleScene(f"roobots_{n}", creatures, base.world, duration=seconds, dt=base.dt,
-                         h=base.h, integrator=base.integrator)
+    settings = dataclasses.replace(base.simulation, duration=seconds)
+    return scene_of(creatures, world_of(base), name=f"roobots_{n}", **dataclasses.asdict(settings))
 
 
 def real_time_factor(n: int, seconds: float) -> float:
     sim = compile_particles(roobots_scene(n, seconds))
     sim.step(1)  # compile / load the numba cache outside the timing
     start = time.perf_counter()
-    sim.step(int(round(seconds / sim.model.dt)))
+    sim.step(int(round(seconds / sim.dt)))
     return seconds / (time.perf_counter() - start)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec import checks, units
 from pipeline.spec.bodies import build_creature, obstacle_creatures
-from pipeline.spec.documents import check_kind, expand_document, expand_scene, include, wrap_creature
+from pipeline.spec.documents import check_kind, expand_document, expand_scene, wrap_creature
 from pipeline.spec.includes import Includes, project_root
 from pipeline.spec.loader import MDict, Mark, from_plain, plain, read_file, where_of
 from pipeline.spec.schema import to_si
@@ -52,35 +52,24 @@ def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> 
     kind = check_kind(doc)
     if kind in ("scene", "creature"):
         _scene(source, doc, kind, inc)
-    elif kind == "environment":
+    else:
         problems: list[Problem] = []
-        obstacle_creatures(expand_document(doc, "environment", inc), problems)
+        doc = expand_document(doc, kind, inc)
+        if kind == "environment":
+            obstacle_creatures(doc, problems)
+        else:  # another stage's document: its own semantic checks
+            _particle_parts(doc, inc, problems)
         if problems:
             raise CorpusError(problems)
-    elif kind == "particles":  # the particle stage checks names and masses beyond the schema
-        from pipeline.particles.spec import resolve_particles
-
-        resolve_particles(expand_document(doc, kind, inc))
-    else:
-        expand_document(doc, kind, inc)
     return kind
 
 
 def _scene(source, doc: MDict, kind: str, inc: Includes):
-    """The Scene of a scene document or of a creature wrapped in the default scene; a scene
-    of `particles:` creatures goes to the particle stage (a ParticleScene)."""
+    """The Scene of a scene document or of a creature wrapped in the default scene."""
     if kind == "creature":
         wrapped = wrap_creature(expand_document(doc, "creature", inc))
         return _build_scene(expand_scene(wrapped, inc), inc, lone_creature=True)
-    doc = expand_scene(doc, inc)
-    scene = _build_scene(doc, inc)
-    if not has_particles(doc):
-        return scene
-    if scene.creatures:
-        raise CorpusError(doc.mark.problem("a scene with particle creatures must hold only particle creatures"))
-    from pipeline.particles.spec import load_particle_scene
-
-    return load_particle_scene(source, allow_outside=inc.allow_outside)
+    return _build_scene(expand_scene(doc, inc), inc)
 
 
 DICT_FILE = "<dict>"  # the file name problems in a document given as a dict carry
@@ -106,26 +95,17 @@ def _open(source, allow_outside, base_dir) -> tuple[MDict, Includes]:
 def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scene:
     """`lone_creature`: the scene wraps a creature file, so paths start at its top level."""
     problems: list[Problem] = []
-    creatures = []
-    for i, cdoc in enumerate(doc.get("creatures", ())):
-        if "use" in cdoc:  # a particle creature: checked by its own stage, not a Creature
-            _check_particles(cdoc, f"creatures[{i}]", inc, problems)
-            continue
-        # field paths are relative to the document the location points into: the scene for
-        # inline creatures, the creature file for included ones
-        inline = not lone_creature and cdoc.mark.file == doc.mark.file
-        creature = build_creature(cdoc, f"creatures[{i}]" if inline else "", f"creatures[{i}]",
-                             doc["creatures"].item_mark(i), problems)
-        if creature is not None:
-            creatures.append(creature)
-    env_doc = doc["environment"]
-    particle_world = isinstance(env_doc, str)  # a `particles:` world, resolved by its stage
-    if not particle_world:
-        creatures.extend(obstacle_creatures(env_doc, problems))
+    particles = _particle_parts(doc, inc, problems)
+    if particles is None:
+        creatures = _creatures(doc, lone_creature, problems)
+        creatures.extend(obstacle_creatures(doc["environment"], problems))
+        environment = to_si(doc["environment"], "environment")
+    else:  # point masses, not bodies: nothing below finds a body by name
+        creatures, environment = list(particles[0]), particles[1]
     _unique_creature_names(doc, creatures, problems)
     by_name = {c.name: c for c in creatures}
     owners: dict[str, list[str]] = {}
-    for c in creatures:
+    for c in creatures if particles is None else ():
         for b in c.bodies:
             owners.setdefault(b.name, []).append(c.name)
     controllers = tuple(_controllers(doc, by_name, problems))
@@ -135,26 +115,31 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
         raise CorpusError(checks.in_file_order(problems))
     outputs = to_si(doc["outputs"], "outputs") if "outputs" in doc else {}
     return Scene(
-        name=doc["scene"], creatures=tuple(creatures),
-        environment={"particles": env_doc} if particle_world else to_si(env_doc, "environment"),
+        name=doc["scene"], creatures=tuple(creatures), environment=environment,
         controllers=controllers, timeline=timeline, simulation=simulation, outputs=outputs,
         source=plain(doc), files=tuple(inc.files), where=where_of(doc.mark, ""))
 
 
-def _check_particles(entry: MDict, path: str, inc: Includes, problems: list[Problem]) -> None:
-    from pipeline.particles.spec import resolve_particles
+def _creatures(doc: MDict, lone_creature: bool, problems: list[Problem]) -> list:
+    creatures = []
+    for i, cdoc in enumerate(doc.get("creatures", ())):
+        # field paths are relative to the document the location points into: the scene for
+        # inline creatures, the creature file for included ones
+        inline = not lone_creature and cdoc.mark.file == doc.mark.file
+        creature = build_creature(cdoc, f"creatures[{i}]" if inline else "", f"creatures[{i}]",
+                                  doc["creatures"].item_mark(i), problems)
+        if creature is not None:
+            creatures.append(creature)
+    return creatures
 
-    doc = include(entry["use"], entry.value_mark("use"), f"{path}.use", "particles", inc, entry.get("with"))
-    mark = entry.mark
-    try:
-        resolve_particles(doc, where_of(mark, path), name=entry.get("name"), at=to_si(entry, "scene",
-                          "/$defs/creature_item").get("at"), velocity=entry.get("velocity"))
-    except CorpusError as exc:
-        problems.extend(exc.problems)
 
+def _particle_parts(doc: MDict, inc: Includes, problems: list[Problem]):
+    """The one door to the particle engine's stage (pipeline/particles/spec.py): the creatures
+    and environment of a scene of `particles:` creatures or in a `particles:` world, or of one
+    `particles:` document checked alone; None for any other document."""
+    from pipeline.particles.spec import scene_parts
 
-def has_particles(scene_doc: MDict) -> bool:
-    return any("use" in c for c in scene_doc.get("creatures", ()))
+    return scene_parts(doc, inc, problems)
 
 
 def _unique_creature_names(doc, creatures, problems) -> None:
