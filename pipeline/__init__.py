@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["load", "load_scene", "compile", "CorpusError", "__version__"]
+__all__ = ["load", "load_scene", "compile", "evaluate", "CorpusError", "__version__"]
 
 from pipeline import _numba_cache
 from pipeline.errors import CorpusError
@@ -39,3 +39,11 @@ def compile(spec, **kwargs):  # noqa: A001 - the public name the design promises
     from pipeline.simulate import compile as _compile
 
     return _compile(spec, **kwargs)
+
+
+def evaluate(scene, overrides=None, metrics=None, **kwargs) -> dict:
+    """Simulate a scene in memory and return named metrics (pipeline/simulate/evaluate.py);
+    loading and compiling are cached across calls in one process."""
+    from pipeline.simulate.evaluate import DEFAULT_METRICS, evaluate as _evaluate
+
+    return _evaluate(scene, overrides, DEFAULT_METRICS if metrics is None else metrics, **kwargs)

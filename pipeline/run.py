@@ -100,7 +100,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         export_run(recording, sim.model, scene, stage, options)
         timings["export_s"] = time.perf_counter() - t
 
-        from pipeline.metrics import scene_metrics
+        from pipeline.simulate.metrics import scene_metrics
 
         manifest = {
             "scene": scene.name,
@@ -110,7 +110,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
             "versions": versions(),
             "timings": {k: round(v, 4) for k, v in timings.items()},
             "stats": sim.stats() if hasattr(sim, "stats") else {},
-            "metrics": scene_metrics(recording),
+            "metrics": scene_metrics(recording, sim.model),
             "files": sorted(p.name for p in stage.iterdir()),
             **(extra_manifest or {}),
         }

@@ -2,7 +2,7 @@
 import pytest
 
 from pipeline.batch.jobs import job_name
-from pipeline.batch.paths import parse_path, set_path
+from pipeline.spec.paths import parse_path, set_path
 from pipeline.batch.sweep import expand_parameters
 from pipeline.errors import CorpusError
 

@@ -97,8 +97,7 @@ def test_friction_model_2_holds_on_30_degrees_without_creep():
     assert abs(along[-1]) < 5 * cap_stretch
     # at rest: regularised Coulomb would creep 3.4e-6 m over these last 100 frames
     assert abs(along[-1] - along[-100]) < 1e-9
-    from pipeline.physics.contact.channels import body_contact_forces
-    f = body_contact_forces(sim)[0, 3:]
+    f = sim.sensors.contact_wrenches()[0, 3:]
     # the contact carries the weight exactly but for a decaying 1e-10 m vibration
     assert np.allclose(f, [0, 0, 0.001 * G], rtol=0, atol=1e-3 * 0.001 * G)
 
@@ -206,7 +205,7 @@ def test_b11_box_dropped_on_a_fixed_box_rests_on_its_face_equal_and_opposite():
     e = {"gravity": 9.8, "ground": {"type": "none"}, "collision": col}
     table = free_body("table", "box", [0.1, 0.1, 0.02], [0, 0, 0], root="fixed")
     cube = free_body("cube", "box", CUBE, [0.01, -0.02, 0.01 + 0.005 + 0.001])
-    ctrl = ControllerRef(kind="python", python="pipeline.physics.contact.channels:record_contact_forces")
+    ctrl = ControllerRef(kind="python", python="pipeline.simulate.sensors:record_contact_forces")
     sim = simulation([table, cube], env=e, duration=0.4, h=2e-5, controllers=[ctrl])
     rec = sim.run(progress=False)
     # repelled along the penetrated (top) face normal: rests at the collision spring depth

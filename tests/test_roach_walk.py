@@ -96,10 +96,9 @@ def test_d2_drop_and_stand():
     # distal corners of the tibiae (leg_xx2), whose 0.5-0.7 mm boxes reach below the 0.35 mm
     # tarsi at the joint between them; at most the abdomen tip besides
     from pipeline.physics import forward_kinematics
-    from pipeline.physics.contact.channels import body_contact_forces
 
     model, contact = sim.model, sim.model.contact
-    fz = body_contact_forces(sim)[:, 5]
+    fz = sim.sensors.contact_wrenches()[:, 5]
     touching = {model.body_names[b] for b in np.flatnonzero(fz > 1e-9)}
     legs = ("fl", "fr", "ml", "mr", "bl", "br")
     assert touching - {"abdomen"} <= {f"leg_{leg}{i}" for leg in legs for i in (2, 3, 4)}

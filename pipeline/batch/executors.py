@@ -1,13 +1,19 @@
 """Where jobs run: a local pool of worker processes, or a Dask cluster.
 
-Both run the same `run_job_process` (one child interpreter per job), so a job's result does
-not depend on the executor; they differ only in who schedules the children.
+Two kinds of work:
+- `run(payloads, timeout)`: `corpus batch` jobs, each in a child interpreter of its own
+  (`run_job_process`), so a job that hangs or crashes is killed alone and its result does
+  not depend on the executor;
+- `map(fn, items)`: any picklable function over items (in-memory evaluations: evolution,
+  `pipeline.evaluate` sweeps). Workers stay alive between tasks and keep what they loaded
+  and compiled; a task that raises yields its exception, the others go on.
 """
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Iterator
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from typing import Callable, Iterable, Iterator
 
 from pipeline.batch.worker import JobOutcome, kill_all, run_job_process
 from pipeline.errors import CorpusError
@@ -25,12 +31,25 @@ class LocalExecutor:
 
     def __enter__(self):
         self._pool = ThreadPoolExecutor(max_workers=self.jobs)
+        self._workers = None
         return self
 
     def __exit__(self, exc_type, *exc):
         if exc_type is not None:  # interrupted: running jobs must not outlive the batch
             kill_all()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._workers is not None:
+            self._workers.shutdown(wait=exc_type is None, cancel_futures=True)
+
+    def map(self, fn: Callable, items: Iterable) -> Iterator[tuple[int, object, BaseException | None]]:
+        """(index, result, None) or (index, None, exception) per item, as they finish."""
+        if self._workers is None:
+            # spawned, not forked: a fork of a process holding Dask or tqdm threads can hang
+            self._workers = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        futures = {self._workers.submit(fn, item): i for i, item in enumerate(items)}
+        for fut in as_completed(futures):
+            error = fut.exception()
+            yield futures[fut], (None if error else fut.result()), error
 
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
         futures = {self._pool.submit(run_job_process, p, timeout): p for p in payloads}
@@ -66,6 +85,17 @@ class DaskExecutor:
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+    def map(self, fn: Callable, items: Iterable) -> Iterator[tuple[int, object, BaseException | None]]:
+        """(index, result, None) or (index, None, exception) per item, as they finish."""
+        from dask.distributed import as_completed as dask_completed
+
+        futures = {self._client.submit(fn, item, pure=False): i for i, item in enumerate(items)}
+        for fut in dask_completed(futures):
+            try:
+                yield futures[fut], fut.result(), None
+            except Exception as error:  # the task raised, or its worker was lost
+                yield futures[fut], None, error
 
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
         from dask.distributed import as_completed as dask_completed

@@ -11,7 +11,7 @@ varies fields by their path and expands into named jobs.
     mode random: samples: N, seed: S, parameters:                  simulation.seed: {integers: [0, 1000]}
                  {uniform: [lo, hi]} | {choice: [...]} | {integers: [lo, hi]}
 
-Paths address the scene's canonical expanded document (pipeline.batch.paths).
+Paths address the scene's canonical expanded document (pipeline.spec.paths).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.batch.jobs import Job, job_name
-from pipeline.batch.paths import set_path
+from pipeline.spec.paths import set_path
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec.includes import Includes, project_root
 from pipeline.spec.loader import MDict, plain

@@ -111,7 +111,7 @@ def run_job_process(job: dict, timeout: float | None) -> JobOutcome:
 def located_in_origin(error: CorpusError, origin: str) -> CorpusError:
     """A job runs from its expanded document, so its problems carry no file; point them at the
     file the job came from, at the line of their field when that file has the field."""
-    from pipeline.batch.paths import parse_path
+    from pipeline.spec.paths import parse_path
     from pipeline.spec.loader import mark_at, read_file
     from pipeline.spec.resolve import DICT_FILE
 

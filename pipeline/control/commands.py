@@ -6,7 +6,8 @@ mapping. Handlers are `handler(sim, args)` and run at frame boundaries only. Oth
 add theirs with `register_command` from their own module (contact: sticky/material/ground,
 gait: gait). Controller kinds map a `ControllerRef` to a per-frame callable
 `controller(sim, t)`; a script controller of kind K is provided by the module
-`pipeline.control.K`, imported when a scene uses it, which registers itself with
+`pipeline.control.K_controller` or `pipeline.control.K`, imported when a scene uses it,
+which registers itself with
 `register_controller_kind(K, factory)`.
 
 Core commands (corpus names in brackets):
@@ -48,9 +49,11 @@ def register_controller_kind(kind: str, factory: Callable) -> None:
 
 
 def controller_factory(kind: str, where=None) -> Callable:
-    if kind not in _CONTROLLER_KINDS:
+    for module in (f"pipeline.control.{kind}_controller", f"pipeline.control.{kind}"):
+        if kind in _CONTROLLER_KINDS:
+            break
         try:
-            importlib.import_module(f"pipeline.control.{kind}")
+            importlib.import_module(module)
         except ModuleNotFoundError:
             pass
     if kind not in _CONTROLLER_KINDS:

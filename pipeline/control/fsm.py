@@ -234,6 +234,10 @@ class FsmProgram:
     always: tuple[_Action, ...]
     do: tuple[tuple[_Action, ...], ...]  # per state
     transitions: tuple[tuple[tuple[Expr, int, tuple[_Action, ...]], ...], ...]  # per state
+    source: tuple = ()  # compile_fsm's arguments: a program pickles as them (closures cannot)
+
+    def __reduce__(self):
+        return compile_fsm, self.source
 
     @property
     def param_slice(self) -> slice:
@@ -316,7 +320,8 @@ def compile_fsm(block, sensors: Sequence[str], actuators: Sequence[str],
         + [float(v) for v in variables.values()] + [0.0, 0.0]
     return FsmProgram(tuple(names), n_s, n_a, tuple(params), tuple(variables), tuple(initial),
                       tuple(states), index.get(block["initial"], 0), always, tuple(do),
-                      tuple(transitions))
+                      tuple(transitions), (block, tuple(sensors), tuple(actuators),
+                                           tuple(actuator_levels)))
 
 
 class FsmRuntime:

@@ -24,7 +24,6 @@ import numpy as np
 from pipeline.control.gait_schedule import LEGS, GaitSchedule, GaitTiming
 from pipeline.control.commands import execute, located, register_command, register_controller_kind
 from pipeline.errors import CorpusError, Problem
-from pipeline.physics.forces import joint_forces
 from pipeline.spec.units import to_si
 
 Execute = Callable[[str, dict], None]
@@ -167,8 +166,8 @@ def _located(problem: Problem, where) -> Problem:
 
 
 class LegSensors:
-    """The reflexes' inputs read from the simulation once per frame (thesis §4.2):
-    a step reflex fires on the frame its joint angle crosses the trigger angle in the given
+    """The reflexes' inputs read from `sim.sensors` once per frame (thesis §4.2): a step
+    reflex fires on the frame its joint angle crosses the trigger angle in the given
     direction; the load reflex compares |joint force| (every joint force element of that DOF:
     spring, damper, bias, ...) of the supporting joint with its threshold."""
 
@@ -182,7 +181,6 @@ class LegSensors:
         self.force = np.array([float(leg["load_reflex"]["force"]) if "load_reflex" in leg
                                else math.inf for leg in legs])
         self._previous = None
-        self._tau = np.zeros(sim.model.nv)
 
     @staticmethod
     def _joint(sim, reflex, where):
@@ -192,17 +190,16 @@ class LegSensors:
         if dofs.size != 1 or qpos[0] < 0:
             raise CorpusError(located(f"gait reflex joint {reflex['joint']!r} must have one "
                                       "scalar coordinate", where))
-        return int(dofs[0]), int(qpos[0])
+        return reflex["joint"]
 
     def read(self, sim) -> tuple[np.ndarray, np.ndarray]:
-        d = sim.data
-        side = np.array([self.sign[i] * (d.q[j[1]] - self.angle[i]) if j else -1.0
+        sensors = sim.sensors
+        side = np.array([self.sign[i] * (sensors.joint(j)[0][0] - self.angle[i]) if j else -1.0
                          for i, j in enumerate(self.step)])
         previous = side if self._previous is None else self._previous
         fired = (previous <= 0) & (side > 0)
         self._previous = side
-        joint_forces(d.forces, sim.dof_qpos, d.q, d.qd, d.exp_rest, d.ctrl, self._tau)
-        loaded = np.array([j is not None and abs(self._tau[j[0]]) > self.force[i]
+        loaded = np.array([j is not None and abs(sensors.joint_force(j)[0]) > self.force[i]
                            for i, j in enumerate(self.load)])
         return fired, loaded
 

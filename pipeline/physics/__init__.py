@@ -131,3 +131,17 @@ def normalize_quaternions(model, q):
     out = _vec(q, model.nq, "q").copy()
     _norm(model.tree, out)
     return out
+
+
+def mechanical_energy(model, q, qd) -> float:
+    """Kinetic plus gravitational potential energy (J) of the state (q, qd), with the
+    model's gravity and the potential's zero at z = 0."""
+    xpos, xrot, v = forward_kinematics(model, q, qd)
+    tree = model.tree
+    omega, v_origin = v[:, :3], v[:, 3:]  # body axes
+    v_com = v_origin + np.cross(omega, tree.com)
+    kinetic = 0.5 * (tree.mass @ np.einsum("bi,bi->b", v_com, v_com)
+                     + np.einsum("bi,bij,bj->", omega, tree.inertia, omega))
+    com_world = xpos + np.einsum("bij,bj->bi", xrot, tree.com)
+    potential = -float(tree.mass @ (com_world @ np.asarray(model.gravity, float)))
+    return float(kinetic + potential)

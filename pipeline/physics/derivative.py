@@ -72,9 +72,15 @@ class Work(NamedTuple):
     lin_point: np.ndarray  # (npoint, 3) its world position
     lin_dfdp: np.ndarray  # (npoint, 3, 3) dF/dp
     lin_dfdv: np.ndarray  # (npoint, 3, 3) dF/dv
+    # events (pipeline.physics.events): g before and after a step, and the step's start
+    ev_old: np.ndarray  # (ne,)
+    ev_new: np.ndarray  # (ne,)
+    y_old: np.ndarray  # (n,)
+    cs_old: np.ndarray  # contact state at the step's start
+    motor_old: np.ndarray  # (nv,) int64 motor_active at the step's start
 
 
-def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int) -> Work:
+def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int, nevent: int = 0) -> Work:
     n = nq + 2 * nv
     z = np.zeros
     return Work(dyn=make_workspace(nb, nv), fext=z((nb, 6)), tau=z(nv),
@@ -83,7 +89,9 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int) -> Work:
                 mass=z((nv, nv)), stiff=z((nv, nv)), damp=z((nv, nv)), lin=z((nv, nv)),
                 rhs=z(nv), krest=z(nv), jac=z((3, nv)),
                 lin_body=z(npoint, np.int64), lin_point=z((npoint, 3)),
-                lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)))
+                lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)),
+                ev_old=z(nevent), ev_new=z(nevent), y_old=z(n), cs_old=z(ncstate),
+                motor_old=z(nv, np.int64))
 
 
 @numba.njit(cache=True)

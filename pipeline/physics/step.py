@@ -24,12 +24,14 @@ from pipeline.physics.implicit import implicit_euler_step
 from pipeline.physics.integrators import (
     IMPLICIT_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45, SYMPLECTIC_EULER, euler_step,
     rk4_step, rkf45_attempt, rkf45_first_stage, symplectic_euler_step)
+from pipeline.physics.events import (EV_ACTION, RECORD, bisect, event_values,
+                                     first_crossing)
 from pipeline.physics.forces import PUSH_END, PUSH_START
 from pipeline.physics.kinematics import joint_pass, normalize_quaternions
 from pipeline.physics.spatial import rot_to_quat
 
 # advance() status codes
-OK, NONFINITE, UNDERFLOW = range(3)
+OK, NONFINITE, UNDERFLOW, EVENT = range(4)
 # counters: derivative evaluations, accepted steps, rejected steps
 N_EVAL, N_ACCEPT, N_REJECT = range(3)
 _EVALS_PER_STEP = (1, 1, 1, 4, 6, 1)  # by method code (RKF45 counts its own)
@@ -89,21 +91,95 @@ def fixed_step(st, lv, wk, method, t, h, y, cstate):
 
 
 @numba.njit(cache=True)
+def save_step_start(lv, wk, y, cstate):
+    wk.y_old[:] = y
+    wk.cs_old[:] = cstate
+    wk.motor_old[:] = lv.motor_active
+
+
+@numba.njit(cache=True)
+def _restore_step_start(lv, wk, y, cstate):
+    y[:] = wk.y_old
+    cstate[:] = wk.cs_old
+    lv.motor_active[:] = wk.motor_old
+
+
+@numba.njit(cache=True)
+def locate_event(st, lv, wk, method, events, t, tn, tol, y, cstate, counters):
+    """The state has just crossed event `first_crossing(ev_old, ev_new)` over the step
+    [t, tn] (y, cstate committed at tn; the start saved by `save_step_start`). Bisect the
+    crossing time by re-integrating from the start, and leave y, cstate at the bracket's
+    right end (at most tol past the crossing; re-integrated even when the bracket is the
+    whole step, since bisecting overwrote y); returns that time. RKF45 re-integrates with
+    RK4 steps, which are of its order within a bracket."""
+    stepper = RK4 if method == RKF45 else method
+    lo, hi = t, tn
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        _restore_step_start(lv, wk, y, cstate)
+        fixed_step(st, lv, wk, stepper, t, mid - t, y, cstate)
+        counters[N_EVAL] += _EVALS_PER_STEP[stepper]
+        event_values(st.tree, events, st.nq, wk.ynew, wk.dyn, wk.ev_new)
+        lo, hi = bisect(lo, hi, first_crossing(wk.ev_old, wk.ev_new) >= 0)
+    _restore_step_start(lv, wk, y, cstate)
+    fixed_step(st, lv, wk, stepper, t, hi - t, y, cstate)
+    counters[N_EVAL] += _EVALS_PER_STEP[stepper]
+    commit(st, lv, wk, hi, tol, y, cstate)
+    event_values(st.tree, events, st.nq, y, wk.dyn, wk.ev_new)
+    return hi
+
+
+@numba.njit(cache=True)
+def after_step(st, lv, wk, method, events, t, tn, tol, y, cstate, counters, ev_log, ev_count,
+               fail):
+    """Event handling after a committed step [t, tn]: returns the time the step now ends
+    (tn, or the earliest crossing's) and whether the run stops there (then fail = [time,
+    event]). Every event crossing at that time is logged (RECORD) or stops the run (STOP)."""
+    event_values(st.tree, events, st.nq, y, wk.dyn, wk.ev_new)
+    stop = False
+    if first_crossing(wk.ev_old, wk.ev_new) >= 0:
+        tn = locate_event(st, lv, wk, method, events, t, tn, tol, y, cstate, counters)
+        for i in range(events.shape[0]):
+            if not wk.ev_old[i] < 0.0 <= wk.ev_new[i]:
+                continue
+            if events[i, EV_ACTION] == RECORD:
+                k = ev_count[0]
+                if k < ev_log.shape[0]:
+                    ev_log[k, 0] = tn
+                    ev_log[k, 1] = i
+                ev_count[0] = k + 1
+            elif not stop:
+                stop = True
+                fail[0] = tn
+                fail[1] = i
+    wk.ev_old[:] = wk.ev_new
+    return tn, stop
+
+
+@numba.njit(cache=True)
 def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
-            counters, hstate, fail):
+            counters, hstate, fail, events, ev_log, ev_count):
     """Integrate y (and the non-integrated state) from t0 to t1; returns a status code.
 
-    On failure fail = [time, index of the offending component of y]. hstate carries
-    RKF45's proposed step and last accepted error from one frame to the next.
+    On failure fail = [time, index of the offending component of y]; on a STOP event
+    (status EVENT) fail = [event time, event index] and y is the state then. hstate
+    carries RKF45's proposed step and last accepted error from one frame to the next.
+    `events` (pipeline.physics.events) may be empty; RECORD events append [time, index]
+    rows to ev_log (ev_count[0] counts them, also past its capacity).
     """
     tol = 1e-9 * (t1 - t0)
     t = t0
+    ne = events.shape[0]
+    if ne > 0:
+        event_values(st.tree, events, st.nq, y, wk.dyn, wk.ev_old)
     if method != RKF45:
         nsub = max(1, int(math.ceil((t1 - t0) / h - 1e-9)))
         kgrid = 1
         while True:
             grid = t1 if kgrid >= nsub else t0 + (t1 - t0) * kgrid / nsub
             tn = next_event(lv, t, grid, tol)
+            if ne > 0:
+                save_step_start(lv, wk, y, cstate)
             fixed_step(st, lv, wk, method, t, tn - t, y, cstate)
             counters[N_EVAL] += _EVALS_PER_STEP[method]
             bad = first_nonfinite(wk.ynew)
@@ -113,6 +189,14 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
                 return NONFINITE
             commit(st, lv, wk, tn, tol, y, cstate)
             counters[N_ACCEPT] += 1
+            if ne > 0:
+                te, stop = after_step(st, lv, wk, method, events, t, tn, tol, y, cstate,
+                                      counters, ev_log, ev_count, fail)
+                if stop:
+                    return EVENT
+                if te < tn:  # a logged event cut the step: go on from there
+                    t = te
+                    continue
             t = tn
             if tn == grid:
                 if kgrid >= nsub:
@@ -133,11 +217,21 @@ def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
             rkf45_first_stage(st, lv, wk, t, ts, y, cstate)
             counters[N_EVAL] += 1
             have_k1 = True
+        if ne > 0:
+            save_step_start(lv, wk, y, cstate)
         err, where = rkf45_attempt(st, lv, wk, t, ts, hs, y, atol, rtol, wk.ynew)
         counters[N_EVAL] += 5
         if err <= 1.0:
             commit(st, lv, wk, tn, tol, y, cstate)
             counters[N_ACCEPT] += 1
+            if ne > 0:
+                te, stop = after_step(st, lv, wk, method, events, t, tn, tol, y, cstate,
+                                      counters, ev_log, ev_count, fail)
+                if stop:
+                    hstate[0] = hh
+                    hstate[1] = err_old
+                    return EVENT
+                tn = te
             t = tn
             have_k1 = False
             # PI control (Gustafsson; DOPRI5's constants): the previous error damps the change

@@ -19,10 +19,12 @@ from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, Model
-from pipeline.physics.step import (N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
+from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
                                    body_poses)
+from pipeline.physics import events as E
 from pipeline.recording import Recorder, Recording
 from pipeline.simulate.data import Data
+from pipeline.simulate.sensors import Sensors
 from pipeline.spec.types import Scene, SimulationSettings
 
 # the per-frame arrays controllers may write, which the numba step reads as float64 vectors
@@ -44,6 +46,29 @@ def dof_parents(parent: np.ndarray, jtype: np.ndarray) -> np.ndarray:
             inward = d
         last[b] = inward
     return out
+
+
+def event_table(events, model: Model, dof_qpos: np.ndarray) -> np.ndarray:
+    """The step loop's (ne, 6) event table (pipeline/physics/events.py) of a scene's events."""
+    table = np.zeros((len(events), E.EV_COLUMNS))
+    for i, e in enumerate(events):
+        b = model.body_names.index(e.body or e.joint)
+        if e.body:
+            kind, index, comp = E.BODY_POSITION, b, "xyz".index(e.quantity)
+        else:
+            va = int(model.tree.vadr[b])
+            nv = JOINT_NV[model.tree.jtype[b]]
+            if nv != 1 or dof_qpos[va] < 0:
+                raise CorpusError(_at_where(e.where, f"event {e.name!r}: joint {e.joint!r} must "
+                                                     "have one scalar coordinate"))
+            kind, index, comp = E.JOINT_POSITION, int(dof_qpos[va]), 0
+        table[i] = (kind, index, comp, e.level, 1.0 if e.rising else -1.0,
+                    E.RECORD if e.action == "record" else E.STOP)
+    return table
+
+
+def _at_where(where, message: str) -> Problem:
+    return Problem(message, file=where.file, line=where.line, col=where.col, path=where.path)
 
 
 def compile_simulation(spec, **kwargs) -> Simulation:
@@ -87,10 +112,11 @@ class Simulation:
                                        bodies)
         self._statics = Statics(tree=tree, contact=model.contact, dof_qpos=dof_qpos,
                                 dof_parent=dof_parents(tree.parent, tree.jtype), nq=model.nq)
-        self._work = make_work(model.nbody, model.nq, model.nv, self._cstate0.shape[0],
-                               model.contact.point_body.shape[0])
+        self._events = event_table(scene.events, model, dof_qpos)
+        self._work = self._make_work()
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
         self._timeline = sorted(scene.timeline, key=lambda c: c.at)
+        self.sensors = Sensors(self)
         self.reset()
 
     # -- state --------------------------------------------------------------------------
@@ -105,16 +131,32 @@ class Simulation:
         """A second simulation of the same Model from a copy of this one's Data: both go on
         independently (compiled kernels, model and scratch layout are shared or rebuilt)."""
         twin = copy.copy(self)
-        twin._work = make_work(self.model.nbody, self.model.nq, self.model.nv,
-                               self._cstate0.shape[0], self.model.contact.point_body.shape[0])
+        twin._work = self._make_work()
         twin._poses = (np.zeros((self.model.nbody, 3)), np.zeros((self.model.nbody, 4)))
+        twin.sensors = Sensors(twin)
         twin.data = self.data.copy()
         twin.recording = None
         return twin
 
+    def _make_work(self):
+        m = self.model
+        return make_work(m.nbody, m.nq, m.nv, self._cstate0.shape[0],
+                         m.contact.point_body.shape[0], self._events.shape[0])
+
     @property
     def rng(self) -> np.random.Generator:
         return self.data.rng
+
+    @property
+    def events(self) -> list[tuple[float, str]]:
+        """(time, name) of every event so far: the logged `record` ones, then the `stop`."""
+        d = self.data
+        names = [e.name for e in self.scene.events]
+        n = min(int(d.event_count[0]), d.event_log.shape[0])
+        out = [(float(t), names[int(i)]) for t, i in d.event_log[:n]]
+        if d.stopped_by >= 0:
+            out.append((d.time, names[d.stopped_by]))
+        return out
 
     def _start_prescribed_roots(self) -> None:
         """A `root: {mode: prescribed, prescribed: {linear, angular}}` tree moves at those
@@ -188,6 +230,8 @@ class Simulation:
     def step(self, n: int = 1) -> None:
         """Advance n frames of dt (commands and controllers at each frame start)."""
         for _ in range(n):
+            if self.data.stopped_by >= 0:
+                return
             self._frame(None)
 
     def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
@@ -205,6 +249,8 @@ class Simulation:
             bar = tqdm(total=nframes, unit="frame", desc=self.scene.name, leave=False)
         try:
             for _ in range(nframes):
+                if self.data.stopped_by >= 0:  # a `stop` event ended the run
+                    break
                 self._frame(rec)
                 if bar is not None:
                     bar.update(1)
@@ -285,11 +331,16 @@ class Simulation:
         fail = np.zeros(2)
         status = advance(self._statics, self._live(), self._work, self.method, d.time, t1,
                          self.h, float(s.atol), float(s.rtol), float(s.h_min), self.h_max,
-                         d.y, d.cstate, d.counters, d.h_next, fail)
+                         d.y, d.cstate, d.counters, d.h_next, fail, self._events, d.event_log,
+                         d.event_count)
+        d.frame += 1
+        if status == EVENT:
+            d.time = float(fail[0])
+            d.stopped_by = int(fail[1])
+            return
         if status != OK:
             raise SimulationError(_at(self.scene, self._failure(status, fail), "simulation"))
         d.time = t1
-        d.frame += 1
 
     def _failure(self, status: int, fail: np.ndarray) -> str:
         i = int(fail[1])

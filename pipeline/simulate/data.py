@@ -9,22 +9,14 @@ simulating (the Model, the scene, the sorted timeline) and scratch arrays.
 """
 from __future__ import annotations
 
-import copy
-import os
-import pickle
-
 import numpy as np
 
-from pipeline.errors import CorpusError
-from pipeline.fileio import atomic_path
 from pipeline.physics.forces import empty_pushes
 from pipeline.physics.model import JointForceArrays, Model
+from pipeline.runstate import RunState
 
-# A checkpoint is a pickle behind this header; the version changes with Data's fields.
-CHECKPOINT_MAGIC = b"corpus-checkpoint 1\n"
-
-
-class Data:
+EVENT_LOG_SIZE = 1024  # `record` events kept per run (later ones are counted, not kept)
+class Data(RunState):
     """The state that changes while simulating.
 
     `q`, `qd`, `exp_rest` are views into one flat integrated vector `y`; assign into them
@@ -36,7 +28,9 @@ class Data:
     steps. `channels`: what controllers publish for recording. `user`: controller state.
     `controllers`: the scene's controllers, in scene order. `next_command`: index of the
     next timeline command; `boundary_frame`: the last frame whose boundary ran. `rng`: the
-    run's random generator (seeded by `simulation.seed`).
+    run's random generator (seeded by `simulation.seed`). `event_log`/`event_count`: the
+    scene's `record` events so far; `stopped_by`: the index of the `stop` event that ended
+    the run, or -1.
     """
 
     def __init__(self, model: Model, cstate0: np.ndarray, h0: float, seed: int = 0):
@@ -61,6 +55,9 @@ class Data:
         self.next_command = 0
         self.boundary_frame = -1
         self.rng = np.random.default_rng(seed)
+        self.event_log = np.zeros((EVENT_LOG_SIZE, 2))  # [time, event index] of `record` events
+        self.event_count = np.zeros(1, np.int64)
+        self.stopped_by: int = -1  # the `stop` event that ended the run, if one did
         self.counters = np.zeros(3, np.int64)
         self.h_next = np.array([h0, 1e-4])  # RKF45: next step, last accepted error
         self.qdd = np.zeros(nv)  # accelerations at the last frame boundary (Simulation.qdd())
@@ -88,38 +85,3 @@ class Data:
     @exp_rest.setter
     def exp_rest(self, value):
         self.y[self.nq + self.nv:] = value
-
-    def copy(self) -> "Data":
-        """An independent copy: stepping either one never changes the other."""
-        return copy.deepcopy(self)
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write a checkpoint atomically. Python controllers are stored by import path and
-        re-imported by `load`; a checkpoint is for resuming your own runs (it is a pickle:
-        never load one from a source you do not trust)."""
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                fh.write(CHECKPOINT_MAGIC)
-                pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> "Data":
-        """Read a checkpoint written by `save` (assign it to `sim.data` to resume)."""
-        return load_checkpoint(path, cls)
-
-
-def load_checkpoint(path: str | os.PathLike, kind: type):
-    """Unpickle a checkpoint of Data class `kind`; one located message if it is not one."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(CHECKPOINT_MAGIC))
-            if head != CHECKPOINT_MAGIC:
-                raise CorpusError(f"{path}: not a corpus checkpoint (or one of another version)")
-            data = pickle.load(fh)
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read the checkpoint: {exc.strerror}") from None
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
-        raise CorpusError(f"{path}: damaged checkpoint ({type(exc).__name__}: {exc})") from None
-    if not isinstance(data, kind):
-        raise CorpusError(f"{path}: a checkpoint of {type(data).__name__}, not {kind.__name__}")
-    return data

@@ -15,6 +15,7 @@ from pipeline.spec.bodies import build_creature, obstacle_creatures
 from pipeline.spec.documents import check_kind, expand_document, expand_scene, wrap_creature
 from pipeline.spec.includes import Includes, project_root
 from pipeline.spec.loader import MDict, Mark, from_plain, plain, read_file, where_of
+from pipeline.spec.events import resolve_events
 from pipeline.spec.schema import to_si
 from pipeline.spec.types import Command, ControllerRef, Scene, SimulationSettings, Where
 
@@ -110,13 +111,15 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
             owners.setdefault(b.name, []).append(c.name)
     controllers = tuple(_controllers(doc, by_name, problems))
     timeline = tuple(_timeline(doc, owners, by_name, problems))
+    events = resolve_events(doc, to_si(doc["events"], "scene", "/properties/events"), owners,
+                            problems) if "events" in doc else ()
     simulation = _simulation(doc, problems)
     if problems:
         raise CorpusError(checks.in_file_order(problems))
     outputs = to_si(doc["outputs"], "outputs") if "outputs" in doc else {}
     return Scene(
         name=doc["scene"], creatures=tuple(creatures), environment=environment,
-        controllers=controllers, timeline=timeline, simulation=simulation, outputs=outputs,
+        controllers=controllers, timeline=timeline, events=events, simulation=simulation, outputs=outputs,
         source=plain(doc), files=tuple(inc.files), where=where_of(doc.mark, ""))
 
 

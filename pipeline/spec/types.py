@@ -196,6 +196,7 @@ class Scene:
     environment: dict[str, Any]
     controllers: tuple[ControllerRef, ...] = ()
     timeline: tuple[Command, ...] = ()
+    events: tuple = ()  # pipeline.spec.events.Event
     simulation: SimulationSettings = SimulationSettings()
     outputs: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
