@@ -62,6 +62,10 @@ def validate_paths(paths, allow_outside: bool = False) -> tuple[int, list[Proble
                 from pipeline.batch.sweep import jobs_from_file
 
                 jobs_from_file(file, allow_outside=allow_outside)
+            elif kind == "evolution":  # its scene loads and its gene paths name fields of it
+                from pipeline.evolve.spec import load_evolution
+
+                load_evolution(file, allow_outside=allow_outside)
         except CorpusError as error:
             problems.extend(p for p in error.problems if p not in problems)
     return len(files), problems

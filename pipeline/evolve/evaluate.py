@@ -1,0 +1,167 @@
+"""One individual's evaluation, as a worker runs it: the base scene with the individual's
+overrides, simulated in chunks until the duration, the stop condition or the time limit,
+then measured by the metrics and the fitness.
+
+`evaluate_individual((setup, overrides, seed))` never raises: whatever goes wrong (a scene
+the overrides break, a diverging simulation, a fitness function that raises, the time
+limit) comes back as {"error": message}, so the coordinator logs it once per individual and
+no exception crosses the process boundary (a user's exception class may not unpickle there).
+The compiled simulation is cached per worker (pipeline.simulate.evaluate.simulation_for).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+import socket
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.errors import CorpusError
+from pipeline.recording import Recording
+from pipeline.spec.types import Where
+
+
+@dataclass(frozen=True)
+class Stop:
+    body: str
+    axis: int  # 0, 1, 2: world x, y, z
+    level: float
+    rising: bool  # stop when the coordinate rises above the level (else falls below it)
+    where: Where = Where()  # where the stop is written
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a worker needs besides the individual: small and picklable."""
+
+    scene: str  # the base scene file
+    duration: float | None  # None: the scene's
+    chunk: float  # simulated seconds between stop and time-limit checks
+    stop: Stop | None
+    time_limit: float | None  # wall seconds
+    metrics: dict  # name -> metric spec (pipeline/simulate/metrics.py)
+    fitness: str | None  # an expression over the metrics and simulated_time ...
+    python: str | None  # ... or 'module:function' of (recording, model)
+    where: Where = Where()  # where the fitness is written: python modules are found beside it
+
+
+class EvaluationTimeout(Exception):
+    pass
+
+
+def evaluate_individual(task) -> dict:
+    """(setup, overrides, seed) -> {fitness, metrics, simulated_time, wall, worker} or
+    {error, wall, worker}."""
+    setup, overrides, seed = task
+    started = time.perf_counter()
+    out = {"worker": f"{socket.gethostname()}:{os.getpid()}"}
+    try:
+        out.update(_evaluate(setup, overrides, seed))
+    except CorpusError as exc:
+        out["error"] = str(exc)
+    except EvaluationTimeout as exc:
+        out["error"] = f"timeout: {exc}"
+        out["timeout"] = True
+    except Exception as exc:  # the user's fitness function, or a bug: one line, no traceback
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    out["wall"] = time.perf_counter() - started
+    return out
+
+
+def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
+    from pipeline.simulate.evaluate import simulation_for
+    from pipeline.simulate.metrics import compute
+
+    sim = simulation_for(setup.scene, {**overrides, "simulation.seed": int(seed)})
+    sim.reset()
+    # the time limit counts simulating only: a worker's first evaluation also loads numba's
+    # kernels, which takes seconds (a minute when the cache is cold)
+    recording = run_until(sim, setup, time.perf_counter())
+    metrics = compute(recording, sim.model, setup.metrics)
+    simulated = float(recording.time[-1] - recording.time[0]) if len(recording.time) else 0.0
+    if setup.python:
+        fitness = _python_fitness(setup.python, setup.where)(recording, sim.model)
+    else:
+        fitness = _expression(setup.fitness, tuple(metrics))([*metrics.values(), simulated])
+    try:
+        fitness = float(fitness)
+    except (TypeError, ValueError):
+        raise CorpusError(f"the fitness is not a number: {fitness!r}") from None
+    if not math.isfinite(fitness):
+        raise CorpusError(f"the fitness is {fitness} (the simulation diverged?)")
+    return {"fitness": fitness, "metrics": _plain(metrics), "simulated_time": simulated}
+
+
+def run_until(sim, setup: Setup, started: float) -> Recording:
+    """Simulate `setup.duration` in chunks; end early at the stop condition (the recording is
+    cut at its first frame that meets it, as a scene event with `do: stop` would end it) or
+    when an engine event stopped the run; raise EvaluationTimeout past the time limit."""
+    duration = sim.scene.simulation.duration if setup.duration is None else setup.duration
+    frames = max(0, int(math.ceil(duration / sim.dt - 1e-9)))
+    per_chunk = max(1, int(round(setup.chunk / sim.dt)))
+    stop_body = sim.model.body_names.index(setup.stop.body) if setup.stop else None
+    parts: list[Recording] = []
+    done = 0
+    while True:
+        n = min(per_chunk, frames - done)
+        before = sim.data.time
+        part = sim.run(n * sim.dt, progress=False)
+        if parts and len(part.time) and part.time[0] == parts[-1].time[-1]:
+            part = _slice(part, slice(1, None))  # the chunk's first frame ended the last one
+        parts.append(part)
+        done += n
+        hit = _first_stop(part, setup.stop, stop_body) if setup.stop else None
+        if hit is not None:
+            parts[-1] = _slice(part, slice(0, hit + 1))
+            break
+        stopped_early = sim.data.time < before + (n - 0.5) * sim.dt  # a scene event ended it
+        if done >= frames or stopped_early:
+            break
+        if setup.time_limit is not None and time.perf_counter() - started > setup.time_limit:
+            raise EvaluationTimeout(f"more than {setup.time_limit:g} s of wall time "
+                                    f"({done * sim.dt:g} of {duration:g} simulated s done)")
+    return _concatenate(parts)
+
+
+def _first_stop(rec: Recording, stop: Stop, body: int) -> int | None:
+    values = rec.body_pos[:, body, stop.axis]
+    hit = np.flatnonzero(values > stop.level if stop.rising else values < stop.level)
+    return int(hit[0]) if hit.size else None
+
+
+def _slice(rec: Recording, s: slice) -> Recording:
+    return Recording(rec.time[s], rec.body_names, rec.body_pos[s], rec.body_quat[s], rec.q[s], rec.qd[s],
+                     {k: v[s] for k, v in rec.channels.items()})
+
+
+def _concatenate(parts: list[Recording]) -> Recording:
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    channels = {k: np.concatenate([p.channels[k] for p in parts]) for k in first.channels
+                if all(k in p.channels for p in parts)}
+    return Recording(*(np.concatenate([getattr(p, f) for p in parts]) if f != "body_names" else first.body_names
+                       for f in ("time", "body_names", "body_pos", "body_quat", "q", "qd")), channels)
+
+
+@functools.lru_cache(maxsize=16)
+def _expression(text: str, names: tuple[str, ...]):
+    from pipeline.control.fsm import compile_expression
+
+    return compile_expression(text, {name: i for i, name in enumerate((*names, "simulated_time"))})
+
+
+@functools.lru_cache(maxsize=16)
+def _python_fitness(target: str, where: Where):
+    from pipeline.control.python_ctrl import load_callable
+
+    return load_callable(target, where)
+
+
+def _plain(metrics: dict) -> dict:
+    """Metric values as JSON data (numpy scalars and arrays to numbers and lists)."""
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else v.item() if isinstance(v, np.generic) else v)
+            for k, v in metrics.items()}
