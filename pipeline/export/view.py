@@ -4,7 +4,7 @@ Export draws bodies (their geoms' meshes, in the body frames the Recording poses
 into creatures for the camera, weighs them for the centre of mass, plots scalar joints and
 reads stage-owned `extras` (a particle model's springs and domes). `view_of(model)` gives that
 surface for the articulated `pipeline.physics.model.Model` and for the particle engine's
-`ParticleModel` (which provides it as `model.export_view`); nothing else of a model is read.
+`ParticleModel`; nothing else of a model is read.
 """
 from __future__ import annotations
 
@@ -42,6 +42,12 @@ def articulated_view(model: Model) -> ExportView:
                       joints, model.extras, model.contact)
 
 
+def particle_view(model) -> ExportView:
+    """A particle model's masses as bodies (sphere geoms), with no joints."""
+    return ExportView(model.body_names, model.body_tree, model.tree_names, model.arrays.mass,
+                      np.zeros((model.nbody, 3)), model.geoms, model.geom_meshes, (), model.extras)
+
+
 def view_of(model) -> ExportView:
     """The export surface of a compiled model of either engine (or a view, unchanged)."""
     if isinstance(model, ExportView):
@@ -51,5 +57,5 @@ def view_of(model) -> ExportView:
     from pipeline.particles.model import ParticleModel
 
     if isinstance(model, ParticleModel):
-        return model.export_view
+        return particle_view(model)
     raise TypeError(f"export reads a compiled Model or ParticleModel, not {type(model).__name__}")

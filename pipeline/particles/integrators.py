@@ -1,9 +1,12 @@
 """Euler, midpoint and RK4 over all masses, and `advance`: integrate, then detect and handle
 floor events, backtracking on a missed event (Urban's Integrator.advance).
 
-Urban names no backtracking strategy; ours halves the sub-step and retries from the saved
-state until no mass is deeper than the collision envelope (or the sub-step reaches
-`min_substep`), then continues with the remaining time at the full step.
+Urban names no backtracking strategy; ours bisects the sub-step (`pipeline.physics.events.bisect`,
+the articulated step loop's event bracketing) and retries from the saved state until no mass
+is deeper than the collision envelope (or the sub-step reaches `min_substep`), then handles
+the event and continues with the remaining time at the full step. Urban's tolerance is a
+depth (the envelope) where the articulated loop's is a time, so the bracket stops as soon as
+the state is within it rather than at a fixed width.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import numpy as np
 
 from pipeline.particles.arrays import EULER, MIDPOINT
 from pipeline.particles.forces import accumulate
+from pipeline.physics.events import bisect
 
 NONE, OCCURRING, MISSED = 0, 1, 2
 
@@ -109,8 +113,11 @@ def advance(m, live, method, pos, vel, t, h, nsteps, counters):
             sub = min(sub, t_end - t)
             trial_step(m, live, method, pos, vel, t, sub, p_new, v_new, counters)
             if floor_event_state(m, p_new) == MISSED and sub > min_sub:
+                # the event was crossed by more than the envelope: bisect the step, as the
+                # articulated step loop brackets its events, until it lands within it
                 counters[2] += 1
-                sub *= 0.5
+                _, half = bisect(0.0, sub, True)
+                sub = half
                 continue
             handle_floor_events(m, p_new, v_new, counters)
             pos[:] = p_new

@@ -15,7 +15,6 @@ import numpy as np
 
 from pipeline.control.fsm import compile_fsm
 from pipeline.errors import CorpusError, Problem
-from pipeline.export.view import ExportView
 from pipeline.particles.arrays import Live, ParticleArrays
 from pipeline.particles.build import build_arrays
 from pipeline.particles.controller import ACTUATED_FIELD, FsmBinding
@@ -66,11 +65,15 @@ class ParticleModel:
     def total_mass(self) -> float:
         return float(self.arrays.mass.sum())
 
-    @property
-    def export_view(self) -> ExportView:
-        """What export reads (pipeline/export/view.py): masses as bodies, no joints."""
-        return ExportView(self.body_names, self.body_tree, self.tree_names, self.arrays.mass,
-                          np.zeros((self.nbody, 3)), self.geoms, self.geom_meshes, (), self.extras)
+    def mechanical_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
+        """Kinetic plus gravitational energy (J) of the moving masses at stacked positions q
+        and velocities qd (springs' elastic energy is not included)."""
+        a = self.arrays
+        moving = a.mass * a.integrated
+        v = np.asarray(qd, float).reshape(-1, 3)
+        x = np.asarray(q, float).reshape(-1, 3)
+        kinetic = 0.5 * float(moving @ np.einsum("ni,ni->n", v, v))
+        return kinetic - float((moving * a.on_gravity) @ (x @ a.gravity))
 
 
 def build_model(scene: Scene) -> ParticleModel:

@@ -156,17 +156,3 @@ def is_particle_scene(spec) -> bool:
     return isinstance(spec, Scene) and (
         isinstance((spec.environment or {}).get("world"), World)
         or any(isinstance(c, ParticleCreature) for c in spec.creatures))
-
-
-class _SceneOfParticles(type):
-    def __instancecheck__(cls, spec) -> bool:
-        return is_particle_scene(spec)
-
-
-class ParticleScene(metaclass=_SceneOfParticles):
-    """Not a class of scenes: particle scenes are `pipeline.spec.types.Scene`s (creatures:
-    ParticleCreatures, environment: `environment_of(world)`). `isinstance(spec, ParticleScene)`
-    is `is_particle_scene(spec)`, the test pipeline.simulate's engine dispatch imports."""
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("build a pipeline.spec.types.Scene (pipeline.particles.spec.scene_of)")

@@ -108,6 +108,13 @@ class Model:
     def joint_types(self) -> tuple[str, ...]:
         return tuple(JOINT_TYPE_NAMES[t] for t in self.tree.jtype)
 
+    def mechanical_energy(self, q: np.ndarray, qd: np.ndarray) -> float:
+        """Kinetic plus gravitational energy (J) of the state (q, qd); each engine's Model
+        has this method, which the `mechanical_energy` metric calls."""
+        from pipeline.physics import mechanical_energy
+
+        return mechanical_energy(self, q, qd)
+
     def joint_qpos_slice(self, name: str) -> slice:
         i = self.joint_names.index(name)
         a = int(self.tree.qadr[i])

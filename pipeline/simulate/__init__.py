@@ -32,15 +32,22 @@ class Engine:
 
 
 def _is_particles(spec) -> bool:
-    from pipeline.particles.types import ParticleCreature, ParticleScene
+    from pipeline.particles.types import ParticleCreature, is_particle_scene
 
-    return isinstance(spec, (ParticleScene, ParticleCreature))
+    return isinstance(spec, ParticleCreature) or is_particle_scene(spec)
 
 
 def _compile_particles(spec, **kwargs):
     from pipeline.particles.simulation import compile_particles
 
     return compile_particles(spec, **kwargs)
+
+
+def _particle_model(spec):
+    from pipeline.particles.model import build_model
+    from pipeline.particles.simulation import as_scene
+
+    return build_model(as_scene(spec))
 
 
 def _compile_articulated(spec, **kwargs):
@@ -56,8 +63,7 @@ def _articulated_model(spec):
 
 
 ENGINES = (
-    Engine("particles", _is_particles, _compile_particles,
-           lambda spec: _compile_particles(spec).model),
+    Engine("particles", _is_particles, _compile_particles, _particle_model),
     Engine("articulated", lambda spec: True, _compile_articulated, _articulated_model),
 )
 

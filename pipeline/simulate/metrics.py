@@ -118,14 +118,13 @@ def fell(rec, model, body=None) -> bool:
 
 @metric
 def mechanical_energy(rec, model, at="end") -> float:
-    from pipeline.physics import mechanical_energy as energy
-
+    energy = model.mechanical_energy
     if at not in ("start", "end", "change"):
         raise CorpusError(f"metric mechanical_energy: at {at!r} must be start, end or change")
-    first = energy(model, rec.q[0], rec.qd[0])
+    first = energy(rec.q[0], rec.qd[0])
     if at == "start":
         return first
-    last = energy(model, rec.q[-1], rec.qd[-1])
+    last = energy(rec.q[-1], rec.qd[-1])
     return last if at == "end" else last - first
 
 
