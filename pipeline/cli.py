@@ -19,7 +19,7 @@ from pipeline.errors import CorpusError, interrupted, note_interrupt, raise_if_i
 
 # name -> (module with add_parser/main, one-line help shown by `corpus --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("pipeline.spec.cli_validate", "check YAML files (or folders) and report every problem"),
+    "validate": ("pipeline.validate", "check YAML files (or folders) and report every problem"),
     "info": ("pipeline.spec.cli_info", "bodies, joints, DOF and mass of a creature or scene"),
     "run": ("pipeline.run", "simulate a scene and export what it asks for"),
     "render": ("pipeline.export.cli", "export a finished run again (frames, video, glTF, plots) without simulating"),

@@ -66,9 +66,15 @@ def test_physics_imports_only_itself_errors_and_numeric_libraries():
     assert _offending("physics", allowed) == []
 
 
-@pytest.mark.parametrize("folder", ["compiler", "control", "spec"])
+@pytest.mark.parametrize("folder", ["compiler", "control", "spec", "physics", "particles"])
 def test_stages_below_the_simulation_never_import_it(folder):
     assert _offending(folder, lambda m: not _under(m, ["pipeline.simulate"])) == []
+
+
+@pytest.mark.parametrize("folder", ["compiler", "control", "spec", "physics", "particles", "simulate"])
+def test_stages_below_export_and_batch_never_import_them(folder):
+    assert _offending(folder, lambda m: not _under(m, ["pipeline.export", "pipeline.batch",
+                                                       "pipeline.run"])) == []
 
 
 def test_spec_never_imports_physics():

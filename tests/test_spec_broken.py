@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.spec.cli_validate import validate_paths
+from pipeline.validate import validate_paths
 
 BROKEN = Path(__file__).parent / "broken"
 ROOT = Path(__file__).resolve().parents[1]

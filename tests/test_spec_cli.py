@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 from pipeline.cli import COMMANDS, main
-from pipeline.spec.cli_validate import github_annotation
+from pipeline.validate import github_annotation
 from pipeline.errors import Problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +125,7 @@ def test_validate_is_fast_and_does_not_import_numba_or_pyvista():
 
 
 def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
-    import pipeline.spec.cli_validate as validate
+    import pipeline.validate as validate
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -4,5 +4,6 @@ loader.py (safe YAML with line marks) -> schema.py (JSON Schema, located message
 documents.py (includes.py, overrides, mirror/repeat in expand.py) -> resolve.py (scenes)
 and bodies.py / joints.py / shapes.py (creatures, with units.py, transforms.py and the
 semantic checks of checks.py) -> types.py. `pipeline.load` and `pipeline.load_scene` are the
-entry points; cli_validate.py and cli_info.py are `corpus validate` and `corpus info`.
+entry point; cli_info.py is `corpus info` (`corpus validate` is pipeline/validate.py: it also loads
+sweeps and evolutions, which belong to the stages above).
 """
