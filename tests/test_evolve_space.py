@@ -129,6 +129,8 @@ def test_a_gene_start_defaults_to_the_scene_value(tmp_path):
     (("fitness: forward", "fitness: forwrd * 2"), ":9:10:", "unknown name 'forwrd'"),
     (("metric: displacement", "metric: displacment"), ":10:20:", "unknown metric 'displacment'; did you mean 'displacement'?"),
     (("one_plus_one: {}", "ga: {population: 4, elitism: 4}"), ":8:17:", "elitism must be smaller than the population"),
+    (("leap_rate: {bounds: [0, 20]}", "k: {path: 'creatures[0].with.forces[leg].k', bounds: [0, 1e4]}"), ":7:",
+     "cannot be set: sweep path 'creatures[0].with.forces[leg].k': forces is not a list"),
 ])
 def test_semantic_problems_are_located(tmp_path, edit, where, message):
     path = write(tmp_path, BASE.replace(*edit))

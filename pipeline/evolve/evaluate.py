@@ -60,8 +60,8 @@ def evaluate_individual(task) -> dict:
     out = {"worker": f"{socket.gethostname()}:{os.getpid()}"}
     try:
         out.update(_evaluate(setup, overrides, seed))
-    except CorpusError as exc:
-        out["error"] = str(exc)
+    except CorpusError as exc:  # problems of the overridden scene have no file of their own
+        out["error"] = "\n".join(str(p) if p.file else p.message for p in exc.problems)
     except EvaluationTimeout as exc:
         out["error"] = f"timeout: {exc}"
         out["timeout"] = True

@@ -8,6 +8,7 @@ starts.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from pipeline.evolve.paths import field_value
 from pipeline.evolve.space import VectorSpace
 from pipeline.spec.checks import did_you_mean, in_file_order
 from pipeline.spec.loader import MDict, plain, read_file, where_of
+from pipeline.spec.paths import set_path
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +104,12 @@ def _vector_space(block: MDict, scene_doc: dict, problems: list[Problem]) -> Vec
         if not lo <= value <= hi:
             where = gene.value_mark("start") if "start" in gene else gene.value_mark("bounds")
             problems.append(where.problem(f"the start value {value} is outside the bounds [{lo}, {hi}]", here))
+            continue
+        try:  # what the path names must also be settable: `set_path` builds mappings only
+            set_path(copy.deepcopy(scene_doc), gene_path, float(value))
+        except CorpusError as exc:
+            problems.append(mark.problem(f"gene path {gene_path!r} cannot be set: {_message(exc)} "
+                                         "(inside `with:` a path can name mapping keys only)", here))
             continue
         names.append(name)
         paths.append(gene_path)
