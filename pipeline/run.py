@@ -13,13 +13,13 @@ import json
 import math
 import os
 import platform
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem, raise_if_interrupted
 from pipeline.fileio import atomic_write_text, check_folder_target, publish, staging_folder
+from pipeline.progress import frame_length
 
 OUTPUT_ROOT = Path("outputs")
 
@@ -63,6 +63,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     Raises CorpusError for anything the user can fix; nothing in `out_dir` changes then.
     """
     import pipeline
+    from pipeline.compile_watch import announced
     from pipeline.export import export_run
     from pipeline.export.options import resolve_options
     from pipeline.export.resample import frame_count
@@ -83,28 +84,29 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     opts = resolve_options(options)
     frame_count(opts.sample_rate, scene.simulation.duration if duration is None else duration,
                 "--fps" if "fps" in (export_options or {}) else "outputs.fps")
-    with staging_folder(out_dir, "the run directory") as stage:
-        t = time.perf_counter()
-        sim = pipeline.compile(scene)
-        timings["compile_s"] = time.perf_counter() - t
-        raise_if_interrupted()  # numba may have swallowed it while loading the kernels
+    with staging_folder(out_dir, "the run directory") as stage, announced(quiet) as kernels:
+        def timed(phase: str, work):
+            """work(), its wall time less numba's compiling, which is reported apart."""
+            t, compiling = time.perf_counter(), kernels.seconds
+            result = work()
+            timings[phase] = time.perf_counter() - t - (kernels.seconds - compiling)
+            return result
 
-        t = time.perf_counter()
-        recording = sim.run(duration=duration, progress=None if not quiet else False)
-        timings["simulate_s"] = time.perf_counter() - t
+        sim = timed("compile_s", lambda: pipeline.compile(scene))
+        raise_if_interrupted()  # numba may have swallowed it while loading the kernels
+        recording = timed("simulate_s", lambda: sim.run(duration=duration, progress=None if not quiet else False))
 
         atomic_write_text(stage / "scene.json", json.dumps(scene.source, indent=1, sort_keys=True))
         recording.save(stage / "trajectory.npz")
-
-        t = time.perf_counter()
-        export_run(recording, sim.model, scene, stage, options)
-        timings["export_s"] = time.perf_counter() - t
+        timed("export_s", lambda: export_run(recording, sim.model, scene, stage, options))
+        timings["kernel_compile_s"] = kernels.seconds
 
         from pipeline.simulate.metrics import scene_metrics
 
         manifest = {
             "scene": scene.name,
             "seed": scene.simulation.seed,
+            "dt": sim.dt,
             "simulated_time_s": float(recording.time[-1]) if len(recording.time) else 0.0,
             "inputs": {str(p): file_sha256(p) for p in scene.files},
             "versions": versions(),
@@ -161,12 +163,23 @@ def add_parser(sub) -> None:
     p.add_argument("scene", help="scene (or creature) YAML file")
     p.add_argument("--out", help="run directory (default: outputs/<scene name>/)")
     p.add_argument("--duration", type=float, help="simulated seconds (default: the scene's)")
-    p.add_argument("--no-frames", action="store_true", help="skip PNG frames and video (meshes, data, plots still export)")
-    p.add_argument("--fps", type=float, help="output frame rate")
-    p.add_argument("--size", help="frame size WIDTHxHEIGHT")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_export_flags(p)
     p.add_argument("--allow-outside", action="store_true", help="allow includes outside the project")
     p.set_defaults(func=main)
+
+
+def add_export_flags(p) -> None:
+    """The flags `run` and `render` share (read back by export_flags)."""
+    from pipeline.export.options import ExportOptions
+
+    width, height = ExportOptions.size
+    p.add_argument("--no-frames", action="store_true",
+                   help="skip PNG frames and video (meshes, data and plots still export)")
+    p.add_argument("--fps", type=float,
+                   help=f"output frames per second (default: the scene's outputs.fps, else {ExportOptions.fps:g})")
+    p.add_argument("--size", metavar="WIDTHxHEIGHT",
+                   help=f"frame size in pixels (default: the scene's outputs.size, else {width}x{height})")
+    p.add_argument("--quiet", action="store_true", help="no progress bars, notices or summary")
 
 
 def export_flags(args) -> dict:
@@ -192,10 +205,27 @@ def export_flags(args) -> dict:
 def main(args) -> int:
     result = run_scene(args.scene, args.out, export_options=export_flags(args), duration=args.duration,
                        quiet=args.quiet, allow_outside=args.allow_outside)
-    if not args.quiet:
-        m = result.manifest
-        print(f"{m['scene']}: simulated {m['simulated_time_s']:.3f} s in {m['timings'].get('simulate_s', 0):.2f} s "
-              f"-> {result.out_dir}", file=sys.stderr)
-        for f in result.files:
-            print(f"  {f}", file=sys.stderr)
+    if not args.quiet:  # results on stdout (`corpus run x.yaml > log` keeps them); progress went to stderr
+        print(summary(result))
     return 0
+
+
+def summary(result: RunResult) -> str:
+    """What the run did and the files it wrote, each of which exists."""
+    m = result.manifest
+    t = m["timings"]
+    frames = m["stats"].get("frames")
+    lines = [f"{m['scene']}: simulated {m['simulated_time_s']:.3f} s"
+             + (f" ({frames} frames of {frame_length(m['dt'])})" if frames and m.get("dt") else "")
+             + f" in {t['simulate_s']:.1f} s, exported in {t['export_s']:.1f} s"]
+    if t.get("kernel_compile_s", 0) >= 0.05:
+        lines.append(f"compiled kernels in {t['kernel_compile_s']:.1f} s (cached for later runs)")
+    lines.append(f"wrote {result.out_dir}/")
+    for path in result.files:
+        if path.is_dir():
+            inside = sorted(p.name for p in path.iterdir())
+            listed = ", ".join(inside) if len(inside) <= 8 else f"{len(inside)} files"
+            lines.append(f"  {path.name}/  ({listed})")
+        else:
+            lines.append(f"  {path.name}")
+    return "\n".join(lines)

@@ -54,6 +54,21 @@ def test_render_exports_from_the_saved_trajectory(run_dir, tmp_path):
     assert np.allclose(box, rec.body_pos[k, 0], rtol=1e-6, atol=1e-7)
 
 
+def test_render_into_the_run_directory_restates_its_scene_json(run_dir, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    render_run(run, run, parse(str(run), "--no-frames", "--fps", "60", "--camera", "orbit", "--quiet"))
+    outputs = json.loads((run / "scene.json").read_text())["outputs"]
+    assert outputs["fps"] == 60 and outputs["camera"]["mode"] == "orbit"
+    assert pipeline.load(run / "scene.json").outputs["fps"] == 60  # and it still loads
+    # exports written elsewhere leave the run's own record alone
+    render_run(run, tmp_path / "elsewhere", parse(str(run), "--no-frames", "--fps", "10", "--quiet"))
+    assert json.loads((run / "scene.json").read_text())["outputs"]["fps"] == 60
+    assert not (tmp_path / "elsewhere" / "scene.json").exists()
+
+
 def test_render_of_a_folder_without_a_run_says_so(tmp_path):
     with pytest.raises(CorpusError, match="scene.json: missing"):
         render_run(tmp_path, tmp_path, parse(str(tmp_path)))

@@ -29,7 +29,7 @@ def test_run_writes_a_complete_reloadable_run_directory(tmp_path):
     assert {"scene.json", "trajectory.npz"} <= set(manifest["files"])
     assert manifest["simulated_time_s"] == pytest.approx(0.05)
     assert str((REPO / "scenes/pendulum5.yaml").resolve()) in manifest["inputs"]
-    assert set(manifest["timings"]) == {"load_s", "compile_s", "simulate_s", "export_s"}
+    assert set(manifest["timings"]) == {"load_s", "compile_s", "simulate_s", "export_s", "kernel_compile_s"}
     assert not list(tmp_path.glob(".*partial*"))
     # scene.json is the canonical document: it loads again to the same scene
     again = pipeline.load_scene(json.loads((out / "scene.json").read_text()))
@@ -62,3 +62,19 @@ def test_particle_scenes_run_from_their_saved_document(tmp_path):
     assert first.manifest["metrics"]["body"] == "hip"
     with np.load(tmp_path / "a/trajectory.npz") as a, np.load(tmp_path / "b/trajectory.npz") as b:
         assert np.array_equal(a["body_pos"], b["body_pos"])
+
+
+def test_the_summary_goes_to_stdout_and_lists_files_that_exist(tmp_path, capsys):
+    from pipeline.cli import main
+
+    out = tmp_path / "run"
+    assert main(["run", str(REPO / "scenes/pendulum5.yaml"), "--out", str(out), "--duration", "0.05",
+                 "--no-frames"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("pendulum5: simulated 0.050 s (12 frames of 1/240 s) in ")
+    assert f"wrote {out}/" in lines
+    listed = [line.split()[0].rstrip("/") for line in lines[lines.index(f"wrote {out}/") + 1:]]
+    assert "manifest.json" in listed and "plots" in listed
+    assert all((out / name).exists() for name in listed)
+    assert "simulated" not in captured.err  # stderr is for progress and notices only

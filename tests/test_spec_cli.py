@@ -85,18 +85,21 @@ def test_validate_never_imports_python_controllers(tmp_path, capsys):
 def test_info_prints_bodies_dof_and_mass(capsys):
     assert main(["info", str(ROOT / "creatures/pendulum5.yaml")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    # 4 x 4 x 2 cm base + five 2 x 2 x 20 cm rods at 1000 kg/m^3
+    # 4 x 4 x 2 cm base + five 2 x 2 x 20 cm rods at 1000 kg/m^3; a creature file is a creature
+    assert lines[0] == "creature pendulum5 (root fixed): 6 bodies, 5 DOF, 0.432 kg"
+    assert lines[2].split() == ["base", "-", "fixed", "0", "0.032"]
+    assert lines[3].split() == ["link0", "base", "revolute", "1", "0.08"]
+    assert main(["info", str(ROOT / "scenes/pendulum5.yaml")]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "scene pendulum5: 1 creature, 6 bodies, 5 DOF, total mass 0.432 kg"
     assert lines[1] == "creature pendulum5 (root fixed): 6 bodies, 5 DOF, 0.432 kg"
-    assert lines[3].split() == ["base", "-", "fixed", "0", "0.032"]
-    assert lines[4].split() == ["link0", "base", "revolute", "1", "0.08"]
 
 
 def test_info_of_the_roach_matches_mckennas_numbers(capsys):
     assert main(["info", str(ROOT / "creatures/roach.yaml")]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     # 38 DOF and 2.1755 g from boxes at 1 g/cm^3 (McKenna digest §6.1)
-    assert header == "scene roach: 1 creature, 33 bodies, 38 DOF, total mass 0.00217548 kg"
+    assert header == "creature roach (root free): 33 bodies, 38 DOF, 0.00217548 kg"
 
 
 def test_user_errors_print_located_problems_without_traceback():

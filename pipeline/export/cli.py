@@ -8,13 +8,14 @@ are staged beside the output folder and published together (pipeline/fileio.py).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem
 
 
 def add_parser(sub) -> None:
+    from pipeline.run import add_export_flags
+
     p = sub.add_parser(
         "render", help="re-export a finished run (frames, video, glTF, plots) without simulating",
         description="Rebuild the model from RUN_DIR/scene.json, read RUN_DIR/trajectory.npz and "
@@ -30,11 +31,7 @@ def add_parser(sub) -> None:
     p.add_argument("--camera", choices=("fixed", "follow", "orbit"), help="camera mode")
     p.add_argument("--slow-motion", type=float, metavar="X",
                    help="play X times slower than real time (frames every 1/(fps X) s)")
-    p.add_argument("--no-frames", action="store_true",
-                   help="skip PNG frames and video (meshes, data and plots still export)")
-    p.add_argument("--fps", type=float, help="output frame rate")
-    p.add_argument("--size", help="frame size WIDTHxHEIGHT")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_export_flags(p)
     p.set_defaults(func=main)
 
 
@@ -73,6 +70,22 @@ def render_options(scene_outputs: dict, args) -> dict:
     return {**options, **export_flags(args), "quiet": bool(args.quiet)}
 
 
+# the outputs fields, named as their flags, that say how the exports look
+RESTATED = ("fps", "size", "slow_motion")
+
+
+def restate_outputs(source: dict, options: dict, args) -> dict:
+    """The run's scene.json with the outputs fields the flags changed, so that it keeps
+    describing the run directory's exports (after `render --fps 60` it says 60)."""
+    outputs = dict(source.get("outputs") or {})
+    for field in RESTATED:
+        if getattr(args, field) is not None:
+            outputs[field] = options[field]
+    if args.camera:
+        outputs["camera"] = {**(outputs.get("camera") or {}), "mode": args.camera}
+    return {**source, "outputs": outputs}
+
+
 def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
     """Export from run_dir into out_dir. The exports are built in a staging folder beside
     out_dir and moved in only when all of them are written, so a failure or Ctrl-C leaves
@@ -82,7 +95,7 @@ def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
     from pipeline.export import export_run
     from pipeline.export.options import resolve_options
     from pipeline.export.resample import frame_count
-    from pipeline.fileio import check_folder_target, publish, staging_folder
+    from pipeline.fileio import atomic_write_text, check_folder_target, publish, staging_folder
     from pipeline.recording import Recording
 
     check_folder_target(out_dir, "the export folder")
@@ -114,6 +127,9 @@ def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
                 rate_flag)
     with staging_folder(out_dir, "the export folder") as stage:
         written = export_run(recording, model, scene, stage, opts)
+        if out_dir.resolve() == run_dir.resolve():
+            restated = restate_outputs(json.loads(scene_file.read_text(encoding="utf-8")), options, args)
+            atomic_write_text(stage / "scene.json", json.dumps(restated, indent=1, sort_keys=True))
         raise_if_interrupted()  # an interrupt a library swallowed must not publish
         publish(stage, out_dir)
     return [out_dir / path.relative_to(stage) for path in written]
@@ -122,10 +138,10 @@ def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
 def main(args) -> int:
     run_dir = run_directory(args.run)
     written = render_run(run_dir, Path(args.out) if args.out else run_dir, args)
-    if not args.quiet:
-        print(f"rendered {run_dir}: {len(written)} files", file=sys.stderr)
+    if not args.quiet:  # results on stdout; progress bars went to stderr
+        print(f"rendered {run_dir}: {len(written)} files")
         for path in written[:20]:
-            print(f"  {path}", file=sys.stderr)
+            print(f"  {path}")
         if len(written) > 20:
-            print(f"  ... and {len(written) - 20} more", file=sys.stderr)
+            print(f"  ... and {len(written) - 20} more")
     return 0

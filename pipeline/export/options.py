@@ -77,7 +77,7 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     if isinstance(options, ExportOptions):
         return options
     o = dict(options or {})
-    size = o.get("size", (1280, 720))
+    size = o.get("size", ExportOptions.size)
     if len(size) != 2 or min(int(size[0]), int(size[1])) < 16:
         raise CorpusError(f"outputs.size: expected [width, height] of at least 16 pixels, got {size}")
     video = _formats(o.get("video", False), VIDEO_FORMATS, "video")
@@ -88,7 +88,7 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     meshes = _formats(o.get("meshes", False), MESH_FORMATS, "meshes")
     plots = o.get("plots", False)
     return ExportOptions(
-        fps=bounded_positive(o.get("fps", 30.0), MAX_FPS, FPS_UNIT, "outputs.fps"),
+        fps=bounded_positive(o.get("fps", ExportOptions.fps), MAX_FPS, FPS_UNIT, "outputs.fps"),
         slow_motion=bounded_positive(o.get("slow_motion", 1.0), MAX_SLOW_MOTION, SLOW_MOTION_UNIT,
                                      "outputs.slow_motion"),
         size=(int(size[0]), int(size[1])),

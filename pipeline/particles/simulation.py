@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from pipeline.particles.integrators import advance
 from pipeline.particles.model import ParticleModel, build_model
 from pipeline.particles.sensors import ParticleSensors
 from pipeline.particles.types import ParticleCreature, is_particle_scene
+from pipeline.progress import frame_progress
 from pipeline.recording import Recorder, Recording
 from pipeline.spec.types import Scene, SimulationSettings
 
@@ -123,21 +123,12 @@ class ParticleSimulation:
         m = self.model
         rec = Recorder(m.body_names, m.nq, m.nv)
         self.recording = None
-        bar = None
-        if sys.stderr.isatty() if progress is None else progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=nframes, unit="frame", desc=self.scene.name, leave=False)
-        try:
+        with frame_progress(self.scene.name, nframes, self.dt, progress) as advanced:
             self._record(rec)
             for _ in range(nframes):
                 self.step(1)
                 self._record(rec)
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
+                advanced()
         self.recording = rec.finish()
         return self.recording
 

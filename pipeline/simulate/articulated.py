@@ -9,7 +9,6 @@ timeline cursor included, lives in `Data` (pipeline/simulate/data.py), so `sim.f
 from __future__ import annotations
 
 import copy
-import sys
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, Model
 from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
                                    body_poses)
 from pipeline.physics import events as E
+from pipeline.progress import frame_progress
 from pipeline.recording import Recorder, Recording
 from pipeline.simulate.data import Data
 from pipeline.simulate.sensors import Sensors
@@ -241,24 +241,14 @@ class Simulation:
         nframes = max(0, int(np.ceil(duration / self.dt - 1e-9)))
         rec = Recorder(self.model.body_names, self.model.nq, self.model.nv)
         self.recording = None
-        show = sys.stderr.isatty() if progress is None else bool(progress)
-        bar = None
-        if show:
-            from tqdm import tqdm
-
-            bar = tqdm(total=nframes, unit="frame", desc=self.scene.name, leave=False)
-        try:
+        with frame_progress(self.scene.name, nframes, self.dt, progress) as advanced:
             for _ in range(nframes):
                 if self.data.stopped_by >= 0:  # a `stop` event ended the run
                     break
                 self._frame(rec)
-                if bar is not None:
-                    bar.update(1)
+                advanced()
             self._boundary()
             self._record(rec)
-        finally:
-            if bar is not None:
-                bar.close()
         self.recording = rec.finish()
         return self.recording
 

@@ -7,7 +7,7 @@ simulation will use.
 from __future__ import annotations
 
 from pipeline.spec.joints import JOINT_NDOF
-from pipeline.spec.resolve import load_scene
+from pipeline.spec.resolve import load
 
 
 def add_parser(sub) -> None:
@@ -39,36 +39,43 @@ def describe_particles(creature) -> tuple[list[str], float, int]:
     return lines, mass, dof
 
 
-def describe_scene(scene) -> str:
+def describe_creature(creature) -> tuple[list[str], float, int, int]:
+    """Lines, mass, DOF and body count of one creature of either engine."""
+    if not hasattr(creature, "bodies"):
+        lines, mass, dof = describe_particles(creature)
+        return lines, mass, dof, len(creature.masses)
+    masses = body_masses(creature)
+    dof = creature_dof(creature)
+    n = len(creature.bodies)
+    lines = [f"creature {creature.name} (root {creature.root_mode}): {n} "
+             f"bod{'y' if n == 1 else 'ies'}, {dof} DOF, {sum(masses):.6g} kg"]
+    width = max(len(b.name) for b in creature.bodies)
+    lines.append(f"  {'body':<{width}}  {'parent':<{width}}  {'joint':<9}  dof  mass (kg)")
+    for body, mass in zip(creature.bodies, masses):
+        welded = body.parent is None and creature.root_mode == "fixed"
+        jtype = "fixed" if welded else body.joint.type
+        lines.append(f"  {body.name:<{width}}  {body.parent or '-':<{width}}  {jtype:<9}  "
+                     f"{0 if welded else JOINT_NDOF[jtype]:>3}  {mass:.6g}")
+    return lines, sum(masses), dof, n
+
+
+def describe(spec) -> str:
+    """A creature file's creature, or a scene: a header with the totals, then each creature."""
+    if not hasattr(spec, "creatures"):
+        return "\n".join(describe_creature(spec)[0])
     lines = []
     total_mass = total_dof = total_bodies = 0
-    for creature in scene.creatures:
-        if not hasattr(creature, "bodies"):
-            more, mass, dof = describe_particles(creature)
-            lines += more
-            total_mass += mass
-            total_dof += dof
-            total_bodies += len(creature.masses)
-            continue
-        masses = body_masses(creature)
-        dof = creature_dof(creature)
-        total_mass += sum(masses)
+    for creature in spec.creatures:
+        more, mass, dof, n = describe_creature(creature)
+        lines += more
+        total_mass += mass
         total_dof += dof
-        total_bodies += len(creature.bodies)
-        lines.append(f"creature {creature.name} (root {creature.root_mode}): {len(creature.bodies)} "
-                     f"bod{'y' if len(creature.bodies) == 1 else 'ies'}, {dof} DOF, {sum(masses):.6g} kg")
-        width = max(len(b.name) for b in creature.bodies)
-        lines.append(f"  {'body':<{width}}  {'parent':<{width}}  {'joint':<9}  dof  mass (kg)")
-        for body, mass in zip(creature.bodies, masses):
-            welded = body.parent is None and creature.root_mode == "fixed"
-            jtype = "fixed" if welded else body.joint.type
-            lines.append(f"  {body.name:<{width}}  {body.parent or '-':<{width}}  {jtype:<9}  "
-                         f"{0 if welded else JOINT_NDOF[jtype]:>3}  {mass:.6g}")
-    header = (f"scene {scene.name}: {len(scene.creatures)} creature{'s' * (len(scene.creatures) != 1)}, "
+        total_bodies += n
+    header = (f"scene {spec.name}: {len(spec.creatures)} creature{'s' * (len(spec.creatures) != 1)}, "
               f"{total_bodies} bodies, {total_dof} DOF, total mass {total_mass:.6g} kg")
     return "\n".join([header, *lines])
 
 
 def main(args) -> int:
-    print(describe_scene(load_scene(args.file, allow_outside=args.allow_outside)))
+    print(describe(load(args.file, allow_outside=args.allow_outside)))
     return 0

@@ -27,11 +27,7 @@ def load(source, *, allow_outside: bool = False, base_dir: str | os.PathLike | N
     Environment and controller documents are parts of scenes; load a scene that names them.
     """
     doc, inc = _open(source, allow_outside, base_dir)
-    kind = check_kind(doc)
-    if kind not in ("scene", "creature"):
-        raise CorpusError(doc.mark.problem(
-            f"{checks.article(kind)} document is part of a scene; `pipeline.load` takes a scene or a "
-            "creature (use `corpus validate` to check this file on its own)"))
+    kind = _scene_or_creature(doc)
     scene = _scene(source, doc, kind, inc)
     return scene.creatures[0] if kind == "creature" else scene
 
@@ -39,12 +35,18 @@ def load(source, *, allow_outside: bool = False, base_dir: str | os.PathLike | N
 def load_scene(source, *, allow_outside: bool = False, base_dir=None) -> Scene:
     """Like `load`, but a creature is wrapped into a default scene (flat ground, 1 s)."""
     doc, inc = _open(source, allow_outside, base_dir)
+    return _scene(source, doc, _scene_or_creature(doc), inc)
+
+
+def _scene_or_creature(doc: MDict) -> str:
+    """The kind of a document that must be a scene or a creature; else what to do with it."""
     kind = check_kind(doc)
     if kind not in ("scene", "creature"):
         raise CorpusError(doc.mark.problem(
             f"expected a scene or a creature, but this is {checks.article(kind)} document"
-            + ("; run a sweep with `corpus batch`" if kind == "sweep" else "")))
-    return _scene(source, doc, kind, inc)
+            + ("; run a sweep with `corpus batch`" if kind == "sweep" else
+               " (a part of a scene; `corpus validate` checks it on its own)")))
+    return kind
 
 
 def validate_document(source, *, allow_outside: bool = False, base_dir=None) -> str:
