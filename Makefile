@@ -11,7 +11,7 @@ LOCK := requirements.lock
 UV_VERSION := 0.13.9
 LATEST := .venv-latest
 
-.PHONY: demo test test-all test-latest install lock bench clean docs
+.PHONY: demo test test-all test-latest install lock bench clean docs tools
 
 # Off-screen rendering uses VTK's EGL window: Mesa's EGL/GL libraries must be on the system.
 GL_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1
@@ -24,9 +24,17 @@ $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -r $(LOCK)
 	$(BIN)/python -m pip install -q --no-deps -e .
+	@# numba compiles the kernels at their first call and caches them (pipeline/_numba_cache.py):
+	@# a short run of the demo scene does it here, once, so `make demo` starts simulating at once
+	@echo "compiling kernels (once, about a minute)"
+	$(BIN)/corpus run $(DEMO) --duration 0.01 --no-frames --quiet --out $(VENV)/warm-up
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The glTF validator the tests run when node is present (tools/package.json, pinned by its lock).
+tools:
+	cd tools && npm ci
 
 # Re-resolve the lock to the newest versions pyproject.toml allows, for every platform.
 lock:

@@ -10,9 +10,22 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import mujoco
 import numpy as np
 
 from pipeline.importers.frames import quat_to_mat
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(f"MuJoCo: {message}", RuntimeWarning, stacklevel=2)
+
+
+# MuJoCo's default warning handler appends to MUJOCO_LOG.TXT in the working folder (the
+# repository root under pytest; random states make it warn of huge accelerations): pytest
+# collects warnings instead
+mujoco.set_mju_user_warning(_warn)
 
 
 def _package_dir(name: str) -> Path:
