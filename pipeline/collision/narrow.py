@@ -1,0 +1,100 @@
+"""The narrow phase: signed distance, closest points and normal of two placed shapes.
+
+GJK measures the cores (spheres and capsules without their radius, so their distances
+are exact); when the cores are apart by more than the two margins the shapes are
+separated, and when they are apart by less the margins overlap and the depth is exact
+too. Only when the cores themselves meet (polytopes touching or overlapping, or a round
+shape sunk deeper than its radius) does EPA run, on the cores, and the margins are
+added to its depth: that is exact as well, and EPA on the polytope cores ends exactly,
+where on a sphere it would only creep toward the depth.
+
+`Work` holds every scratch array one query needs; make one per thread with `make_work`.
+"""
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from pipeline.collision.epa import epa, make_epa_work
+from pipeline.collision.gjk import OVERLAP, gjk
+
+# cores nearer than this fraction of their size have no reliable direction between
+# their closest points: treat them as meeting and let EPA find the normal
+CORE_TOL = 1e-9
+FEATURE_POINTS = 32  # room for a face loop (hulls) or a clipped polygon
+
+
+class Work(NamedTuple):
+    W: np.ndarray
+    SA: np.ndarray
+    SB: np.ndarray
+    lam: np.ndarray
+    V: np.ndarray
+    VA: np.ndarray
+    VB: np.ndarray
+    F: np.ndarray
+    P: np.ndarray
+    live: np.ndarray
+    E: np.ndarray
+    fa: np.ndarray  # manifold.py: A's feature, B's feature, two clip buffers
+    fb: np.ndarray
+    c1: np.ndarray
+    c2: np.ndarray
+    pts: np.ndarray  # manifold points before reduction: (x, y, z, depth)
+    out: np.ndarray  # (10,) result of `query`
+
+
+def make_work() -> Work:
+    z = np.zeros
+    return Work(z((4, 3)), z((4, 3)), z((4, 3)), z(4), *make_epa_work(),
+                z((FEATURE_POINTS, 3)), z((FEATURE_POINTS, 3)), z((2 * FEATURE_POINTS, 3)),
+                z((2 * FEATURE_POINTS, 3)), z((2 * FEATURE_POINTS, 4)), z(10))
+
+
+@numba.njit(cache=True, inline="always")
+def _apart(out, pa, pb):
+    """After GJK: True and the normal in out[7:10] when the closest points are far enough
+    apart, relative to the shapes' size, to give a direction."""
+    size = 0.0
+    for c in range(3):
+        size = max(size, abs(out[c] - pa[c]), abs(out[3 + c] - pb[c]))
+    d = out[6]
+    if not d > CORE_TOL * size:
+        return False
+    for c in range(3):
+        out[7 + c] = (out[3 + c] - out[c]) / d
+    return True
+
+
+@numba.njit(cache=True)
+def query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
+    """Signed distance of shape a at (pa, ra) to shape b at (pb, rb), world <- shape.
+
+    Returns the signed distance (< 0: penetration depth) and leaves in wk.out: [0:3] the
+    point of A nearest B (deepest in B when overlapping), [3:6] that of B, [6] the signed
+    distance, [7:10] the unit normal from A toward B. (gx, gy, gz) guesses pA - pB."""
+    out = wk.out
+    status, n, _ = gjk(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk.W, wk.SA, wk.SB, wk.lam, out)
+    if status != OVERLAP and _apart(out, pa, pb):
+        sign = 1.0  # cores apart: the margins may still overlap
+    else:
+        epa(sh, a, pa, ra, b, pb, rb, wk.W, wk.SA, wk.SB, n, wk.V, wk.VA, wk.VB, wk.F, wk.P,
+            wk.live, wk.E, out)
+        sign = -1.0
+    # grow the cores by the margins (A - B grows by a ball of radius ma + mb, so distance
+    # and depth change by exactly that much)
+    ma, mb = sh.margin[a], sh.margin[b]
+    for c in range(3):
+        out[c] += ma * out[7 + c]
+        out[3 + c] -= mb * out[7 + c]
+    out[6] = sign * abs(out[6]) - ma - mb
+    return out[6]
+
+@numba.njit(cache=True)
+def query_many(sh, a, b, pos_a, rot_a, pos_b, rot_b, wk, out):
+    """`query` for many placed pairs: row i is shape a[i] at (pos_a[i], rot_a[i]) against
+    b[i] at (pos_b[i], rot_b[i]); out[i] = wk.out of that query (10 numbers)."""
+    for i in range(a.shape[0]):
+        query(sh, a[i], pos_a[i], rot_a[i], b[i], pos_b[i], rot_b[i], 0.0, 0.0, 0.0, wk)
+        for c in range(10):
+            out[i, c] = wk.out[c]

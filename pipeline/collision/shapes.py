@@ -1,0 +1,201 @@
+"""Collision geometry: every body shape as a support function over plain arrays.
+
+A shape lives in its own frame (the geom frame of pipeline/compiler/geometry.py) and is
+described by one row of `Shapes`: a kind code, four parameters, and for hulls a run of
+vertices and faces in shared arrays. The narrow phase never needs more than the support
+point s(d) = argmax_{x in shape} d.x and, for contact manifolds, the face or edge that
+faces a direction (`manifold.py`).
+
+Spheres and capsules are a core (a point, a segment) grown by a margin, their radius:
+GJK runs on the cores, which are polytopes, so their distances are exact and cores meet
+only when the bodies overlap by a whole radius (then EPA measures the cores, and the
+radii are added to its depth: exact too).
+
+Parameters (`Shapes.param`), all in the shape frame:
+  BOX        half extents hx, hy, hz            centred
+  SPHERE     -                                  margin r
+  CAPSULE    half length along z                margin r
+  CYLINDER   radius, half length along z        centred
+  ELLIPSOID  semi-axes a, b, c                  centred
+  FRUSTUM    bottom radius, top radius, length  bottom disk at z = 0, top at z = length
+             (a cone is a frustum with top radius 0)
+  HULL       -                                  vertices verts[vstart:vstart+vcount],
+             faces fnormal/foffset[fstart:fstart+fcount], each face's vertex loop
+             floop[floop_start[f]:floop_start[f+1]] (indices into verts, counter-clockwise
+             seen from outside)
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+BOX, SPHERE, CAPSULE, CYLINDER, ELLIPSOID, FRUSTUM, HULL = range(7)
+KIND_NAMES = ("box", "sphere", "capsule", "cylinder", "ellipsoid", "frustum", "hull")
+
+
+class Shapes(NamedTuple):
+    kind: np.ndarray  # (ns,) int64
+    param: np.ndarray  # (ns, 4) float64, layout above
+    margin: np.ndarray  # (ns,) radius grown around the core (spheres, capsules), else 0
+    vstart: np.ndarray  # (ns,) int64 first hull vertex
+    vcount: np.ndarray  # (ns,) int64 number of hull vertices (0 for analytic shapes)
+    fstart: np.ndarray  # (ns,) int64 first hull face
+    fcount: np.ndarray  # (ns,) int64
+    verts: np.ndarray  # (nv, 3) hull vertices of every hull, shape frames
+    fnormal: np.ndarray  # (nf, 3) outward unit normal of each hull face
+    foffset: np.ndarray  # (nf,) normal . x on the face
+    floop_start: np.ndarray  # (nf + 1,) int64 runs of floop
+    floop: np.ndarray  # (nl,) int64 vertex indices (into verts) of every face loop
+
+
+@numba.njit(cache=True, inline="always")
+def _unit_xy(dx, dy):
+    """(dx, dy) normalised; (1, 0) for a direction along z, so ties pick one rim point
+    every time (a support function must be a function)."""
+    n = math.sqrt(dx * dx + dy * dy)
+    if n > 0.0:
+        return dx / n, dy / n
+    return 1.0, 0.0
+
+
+@numba.njit(cache=True)
+def support_local(kind, p0, p1, p2, margin, verts, v0, nv, dx, dy, dz, full):
+    """Support point of a shape in its own frame along (dx, dy, dz) (any length, not 0).
+    full = False leaves out the margin (the core of a sphere or capsule)."""
+    if kind == BOX:
+        x = p0 if dx >= 0.0 else -p0
+        y = p1 if dy >= 0.0 else -p1
+        z = p2 if dz >= 0.0 else -p2
+    elif kind == SPHERE:
+        x = y = z = 0.0
+    elif kind == CAPSULE:
+        x = y = 0.0
+        z = p0 if dz >= 0.0 else -p0
+    elif kind == CYLINDER:
+        ux, uy = _unit_xy(dx, dy)
+        x, y = p0 * ux, p0 * uy
+        z = p1 if dz >= 0.0 else -p1
+    elif kind == ELLIPSOID:
+        ax, by, cz = p0 * p0 * dx, p1 * p1 * dy, p2 * p2 * dz
+        s = math.sqrt(ax * dx + by * dy + cz * dz)
+        x, y, z = ax / s, by / s, cz / s
+    elif kind == FRUSTUM:
+        ux, uy = _unit_xy(dx, dy)
+        # the farther of the two rim points along d (the side is their straight join)
+        if (p1 - p0) * (ux * dx + uy * dy) + p2 * dz > 0.0:
+            x, y, z = p1 * ux, p1 * uy, p2
+        else:
+            x, y, z = p0 * ux, p0 * uy, 0.0
+    else:  # HULL: the best vertex (first one on ties, so the result is deterministic)
+        best = -math.inf
+        x = y = z = 0.0
+        for i in range(v0, v0 + nv):
+            s = verts[i, 0] * dx + verts[i, 1] * dy + verts[i, 2] * dz
+            if s > best:
+                best = s
+                x, y, z = verts[i, 0], verts[i, 1], verts[i, 2]
+    if full and margin > 0.0:
+        n = math.sqrt(dx * dx + dy * dy + dz * dz)
+        x += margin * dx / n
+        y += margin * dy / n
+        z += margin * dz / n
+    return x, y, z
+
+
+@numba.njit(cache=True)
+def support_world(sh, s, pos, rot, dx, dy, dz, full):
+    """Support point in the world of shape s placed at (pos, rot: world <- shape)."""
+    lx = rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz
+    ly = rot[0, 1] * dx + rot[1, 1] * dy + rot[2, 1] * dz
+    lz = rot[0, 2] * dx + rot[1, 2] * dy + rot[2, 2] * dz
+    x, y, z = support_local(sh.kind[s], sh.param[s, 0], sh.param[s, 1], sh.param[s, 2],
+                            sh.margin[s], sh.verts, sh.vstart[s], sh.vcount[s], lx, ly, lz, full)
+    return (pos[0] + rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
+            pos[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
+            pos[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z)
+
+
+@numba.njit(cache=True)
+def world_aabb(sh, s, pos, rot, out, row):
+    """Tight axis-aligned bounds of shape s at (pos, rot) into out[row] = (lo3, hi3):
+    the support points along the six world axes."""
+    for k in range(3):
+        e0 = 1.0 if k == 0 else 0.0
+        e1 = 1.0 if k == 1 else 0.0
+        e2 = 1.0 if k == 2 else 0.0
+        hi = support_world(sh, s, pos, rot, e0, e1, e2, True)
+        lo = support_world(sh, s, pos, rot, -e0, -e1, -e2, True)
+        out[row, k] = lo[k]
+        out[row, 3 + k] = hi[k]
+
+
+def bounding_radius(shapes: Shapes, s: int) -> float:
+    """Largest distance of a point of shape s from its frame origin."""
+    k, (p0, p1, p2, _), r = int(shapes.kind[s]), shapes.param[s], float(shapes.margin[s])
+    if k == BOX:
+        return float(math.sqrt(p0 * p0 + p1 * p1 + p2 * p2))
+    if k == SPHERE:
+        return r
+    if k == CAPSULE:
+        return float(p0) + r
+    if k == CYLINDER:
+        return float(math.hypot(p0, p1))
+    if k == ELLIPSOID:
+        return float(max(p0, p1, p2))
+    if k == FRUSTUM:
+        return float(max(p0, math.hypot(p1, p2)))
+    v = shapes.verts[shapes.vstart[s]:shapes.vstart[s] + shapes.vcount[s]]
+    return float(np.sqrt((v * v).sum(axis=1)).max())
+
+
+def pack(entries) -> Shapes:
+    """Shapes from a list of (kind name, parameters, points): parameters as in the table
+    above (margin first for spheres and capsules: ("sphere", (r,)), ("capsule", (r, half
+    length))); points (n, 3) only for "hull", whose convex hull is taken (hull.py raises
+    DegenerateHull for flat or empty sets)."""
+    from pipeline.collision.hull import convex_hull
+
+    kind, param, margin, vstart, vcount, fstart, fcount = [], [], [], [], [], [], []
+    verts, normals, offsets, loop_start, loops = [], [], [], [0], []
+    nverts = 0
+    for name, prm, points in entries:
+        k = KIND_NAMES.index(name)
+        prm = [] if prm is None else [float(x) for x in prm]
+        row = [0.0] * 4
+        r = 0.0
+        if k in (SPHERE, CAPSULE):
+            r, rest = prm[0], prm[1:]
+            row[:len(rest)] = rest
+        else:
+            row[:len(prm)] = prm
+        kind.append(k)
+        param.append(row)
+        margin.append(r)
+        vstart.append(nverts)
+        fstart.append(len(normals))
+        if k == HULL:
+            v, n, d, lp = convex_hull(points)
+            verts.append(v)
+            normals.extend(n)
+            offsets.extend(d)
+            for loop in lp:
+                loops.extend(int(i) + nverts for i in loop)
+                loop_start.append(len(loops))
+            vcount.append(len(v))
+            fcount.append(len(n))
+            nverts += len(v)
+        else:
+            vcount.append(0)
+            fcount.append(0)
+    i64 = np.int64
+    return Shapes(kind=np.array(kind, i64), param=np.array(param, float).reshape(-1, 4),
+                  margin=np.array(margin, float), vstart=np.array(vstart, i64),
+                  vcount=np.array(vcount, i64), fstart=np.array(fstart, i64),
+                  fcount=np.array(fcount, i64),
+                  verts=np.concatenate(verts) if verts else np.zeros((0, 3)),
+                  fnormal=np.array(normals, float).reshape(-1, 3),
+                  foffset=np.array(offsets, float), floop_start=np.array(loop_start, i64),
+                  floop=np.array(loops, i64))
