@@ -43,7 +43,8 @@ def test_a10_rejected_step_restores_all_non_integrated_state():
     fail = np.zeros(2)
     # h_min just under h: the first rejection ends the frame before anything is retried
     status = advance(sim._statics, sim._live(), sim._work, RKF45, 0.0, dt, dt, 1e-12, 1e-12,
-                     0.99 * dt, dt, d.y, d.cstate, d.counters, d.h_next, fail)
+                     0.99 * dt, dt, d.y, d.cstate, d.counters, d.h_next, fail, sim._events,
+                     d.event_log, d.event_count)
     assert status in (UNDERFLOW, NONFINITE)  # rejected: too large an error, or overflow
     assert list(d.counters[[N_ACCEPT, N_REJECT, N_EVAL]]) == [0, 1, 6]
     after = snapshot(d)

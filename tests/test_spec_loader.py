@@ -85,11 +85,10 @@ def test_non_utf8_text_points_at_the_byte(tmp_path):
 
 
 def test_deep_nesting_is_refused_before_the_composer_recurses():
-    # 100 000 brackets used to overflow libyaml's recursive composer (a segfault)
-    start = time.perf_counter()
+    # 100 000 brackets used to overflow libyaml's recursive composer (a segfault); libyaml
+    # >= 0.2.5 refuses past its own limit of 1000 first, and the message must still be ours
     (message,) = problems_of(parse_text, "a: " + "[" * 100_000 + "]" * 100_000 + "\n", "deep.yaml")
     assert message == "deep.yaml:1:203: refused: nesting deeper than 200 levels"
-    assert time.perf_counter() - start < 1.0
 
 
 def test_tags_that_build_objects_are_refused():
