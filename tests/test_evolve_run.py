@@ -217,3 +217,23 @@ def test_outputs_replay_the_best_individual(uninterrupted):
     assert genotype.tobytes() == best.genotype.tobytes()
     result = corpus("run", out / "best.yaml", "--out", out / "replay", "--duration", "0.5", "--no-frames", "--quiet")
     assert result.returncode == 0, result.stderr
+
+
+def test_an_individual_that_kills_its_worker_fails_alone(tmp_path):
+    """os._exit in the fitness breaks the local pool; the run restarts it, and exactly the
+    individuals whose fitness would have raised fail: the same table as a raising fitness."""
+    body = ("from pipeline.simulate.metrics import displacement\n\n"
+            "def fitness(rec, model):\n"
+            "    if displacement(rec, model, 'hip') > 0.8:\n"
+            "        {}\n"
+            "    return displacement(rec, model, 'hip')\n")
+    tables = {}
+    for name, action in (("dies", "import os; os._exit(3)"), ("raises", "raise ValueError('far')")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "fit.py").write_text(body.format(action))
+        path = write_evolution(tmp_path / name, fitness="{python: 'fit:fitness'}", generations=1)
+        result = corpus("evolve", path, "--out", tmp_path / name / "out", "--jobs", "2", "--quiet")
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        tables[name] = [r[:4] for r in rows(tmp_path / name / "out")]
+    assert tables["dies"] == tables["raises"]
+    assert 0 < sum(r[3] == "failed" for r in tables["dies"]) < len(tables["dies"])

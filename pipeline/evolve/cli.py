@@ -58,6 +58,7 @@ def run(args) -> int:
     from pipeline.batch.executors import make_executor
     from pipeline.evolve.run import evolve
     from pipeline.evolve.spec import load_evolution
+    from pipeline.evolve.workers import Workers
 
     evo = load_evolution(args.paths[0], allow_outside=args.allow_outside)
     if args.seed is not None:
@@ -72,7 +73,7 @@ def run(args) -> int:
     preflight(evo)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        with make_executor(args.executor, args.jobs, args.scheduler) as executor:
+        with Workers(lambda: make_executor(args.executor, args.jobs, args.scheduler)) as executor:
             checkpoint = evolve(evo, out, executor, generations=generations, resume=args.resume, quiet=args.quiet)
     except KeyboardInterrupt:
         from pipeline.evolve.checkpoint import FILE

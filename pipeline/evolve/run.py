@@ -36,7 +36,8 @@ def evaluation_seed(seed: int, generation: int, index: int) -> int:
 
 def evolve(evo, out: Path, executor, *, generations: int, resume: bool = False, quiet: bool = False) -> Checkpoint:
     """Run generations up to `generations` (generation 0 is the initial population) into
-    `out`; returns the last checkpoint. `executor` is an entered Local/DaskExecutor."""
+    `out`; returns the last checkpoint. `executor` is an entered Local/DaskExecutor, or
+    pipeline.evolve.workers.Workers around one."""
     algorithm = ALGORITHMS[evo.algorithm]()
     db = Database(out / DATABASE)
     checkpoint = resumed(evo, out, db) if resume else None
@@ -87,7 +88,7 @@ def evaluate_generation(executor, evo, population, generation: int, db: Database
     fitness = np.full(len(population), np.nan)
     results: list[dict] = [{}] * len(population)
     for i, result, error in executor.map(evaluate_individual, tasks):
-        if error is not None:  # the worker itself was lost (evaluate_individual never raises)
+        if error is not None:  # the worker itself died (evaluate_individual never raises)
             result = {"error": f"the worker was lost: {type(error).__name__}: {error}"}
         result["seed"] = seeds[i]
         results[i] = result
