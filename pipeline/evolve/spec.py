@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +37,7 @@ class Evolution:
     seed: int
     every: int  # write the best-so-far scene every this many generations (0: never)
     video: str  # best | all | none
-    digest: str  # sha256 of the file's text: a checkpoint belongs to one version of it
+    digest: str  # of its content (not comments) and the scene's files: a checkpoint belongs to one version
     scene_source: dict = field(default_factory=dict)  # the base scene's canonical document
 
 
@@ -74,7 +75,15 @@ def load_evolution(path, *, allow_outside: bool = False) -> Evolution:
         name=doc["evolution"], file=str(path.resolve()), space=space, algorithm=algorithm, settings=settings,
         setup=setup, generations=int(doc.get("generations", 100)), seed=int(doc.get("seed", 0)),
         every=int(outputs.get("every", 0)), video=outputs.get("video", "best"),
-        digest=hashlib.sha256(path.read_bytes()).hexdigest(), scene_source=scene.source)
+        digest=_digest(doc, scene), scene_source=scene.source)
+
+
+def _digest(doc: MDict, scene) -> str:
+    """What a run's results depend on: the evolution's content and every file of its scene."""
+    h = hashlib.sha256(json.dumps(plain(doc), sort_keys=True).encode())
+    for file in sorted(scene.files):
+        h.update(Path(file).read_bytes())
+    return h.hexdigest()
 
 
 def _vector_space(block: MDict, scene_doc: dict, problems: list[Problem]) -> VectorSpace:
