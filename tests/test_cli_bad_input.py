@@ -32,7 +32,7 @@ creatures:
         shape: {box: [0.1, 0.1, 0.1]}
     at: [{move: [0, 0, 0.2]}]
 simulation: {duration: 0.05, dt: 1/100, integrator: rk4, h: 1/1000}
-outputs: {plots: [com_speed]}
+outputs: {plots: [speed]}
 """
 
 # a 1 ng link on a 1e12 N/m spring stepped at h = 0.1 s: the state overflows within a second
@@ -131,8 +131,8 @@ YAML_CASES = {
     "too_long": (TINY.replace("duration: 0.05", "duration: 1e6"),
                  ":9:24: simulation.duration: 1e+06 s at dt = 0.01 s is 1e+08 frames, more than the "
                  "1e+07 a run can take; raise dt or shorten the run"),
-    "fps_too_high": (TINY.replace("{plots: [com_speed]}", "{plots: [com_speed], fps: 1e12}"),
-                     ":10:36: outputs.fps: must be at most 1000, got 1000000000000.0"),
+    "fps_too_high": (TINY.replace("{plots: [speed]}", "{plots: [speed], fps: 1e12}"),
+                     ":10:32: outputs.fps: must be at most 1000, got 1000000000000.0"),
     "too_many_steps": (TINY.replace("h: 1/1000", "h: 1e-12"),
                        ":9:24: simulation.duration: 0.05 s at h = 1e-12 s is 5e+10 integrator steps"),
 }
@@ -429,7 +429,7 @@ def test_render_publishes_all_exports_together(corpus, project, damaged_run):
         assert sorted(p.name for p in (out / "meshes").iterdir()) == [f"frame_{k:05d}.obj" for k in range(frames)]
     assert (out / "mine.txt").read_text() == "keep"
     assert (out / "frames/frame_09999.png").read_text() == "a frame of another render"
-    assert (out / "plots/com_speed.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "plots/speed.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(project.glob(".rendered_pub.partial-*"))
 
 

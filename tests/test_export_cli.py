@@ -42,7 +42,7 @@ def test_render_exports_from_the_saved_trajectory(run_dir, tmp_path):
     written = render_run(run_dir, tmp_path, args)
     # the scene asks for video and plots; --no-frames drops the video, plots stay
     assert tmp_path / "animation.glb" in written
-    assert tmp_path / "plots" / "com_speed.png" in written
+    assert tmp_path / "plots" / "speed.png" in written
     assert not (tmp_path / "video.mp4").exists()
     rec = Recording.load(run_dir / "trajectory.npz")
     doc, blob = read_glb(tmp_path / "animation.glb")

@@ -8,7 +8,8 @@ from PIL import Image
 from pipeline.errors import CorpusError
 from pipeline.export import export_run
 from pipeline.export.opengl import APT_FIX, require_context
-from pipeline.export.plots import com_speed, write_plots
+from pipeline.export.plots import write_plots
+from pipeline.simulate.metrics import speed_series
 from test_export_fixtures import FLAT, SPEED, walker_model, walker_recording
 
 
@@ -17,18 +18,18 @@ class Scene:
     environment = FLAT
 
 
-def test_com_speed_of_the_walker_is_its_glide_speed():
-    rec, model = walker_recording(), walker_model()
-    # the legs swing in opposite senses, so their COM offsets cancel and the COM glides
-    speed = com_speed(rec.time, rec.body_pos, rec.body_quat, model)
-    assert np.allclose(speed, SPEED, rtol=1e-12, atol=0)
+def test_the_speed_plot_series_of_the_walker_is_its_glide_speed():
+    # the torso glides along +x facing +x: along its path and along its heading alike
+    _, along_path, along_heading = speed_series(walker_recording())
+    assert np.allclose(along_path, SPEED, rtol=1e-9, atol=0)
+    assert np.allclose(along_heading, SPEED, rtol=1e-9, atol=0)
 
 
 def test_default_plot_set_and_channels(tmp_path):
     written = write_plots(walker_recording(), walker_model(), tmp_path, True)
     names = sorted(p.name for p in written)
-    assert names == ["ch_leg_state.png", "ch_speed.png", "com_speed.png", "gait.png",
-                     "joint_angles.png"]
+    assert names == ["ch_leg_state.png", "ch_speed.png", "gait.png", "joint_angles.png",
+                     "speed.png"]
     assert all(Image.open(p).format == "PNG" for p in written)
 
 
@@ -67,11 +68,11 @@ def test_without_opengl_frames_fail_with_a_fix_and_the_rest_is_written(tmp_path,
     try:
         with pytest.raises(CorpusError) as err:
             export_run(walker_recording(), walker_model(), Scene(), tmp_path,
-                       {"glb": True, "plots": ["com_speed"], "frames": True})
+                       {"glb": True, "plots": ["speed"], "frames": True})
     finally:
         require_context.cache_clear()
     message = str(err.value)
     assert APT_FIX in message and "--no-frames" in message
     assert (tmp_path / "animation.glb").is_file()
-    assert (tmp_path / "plots" / "com_speed.png").is_file()
+    assert (tmp_path / "plots" / "speed.png").is_file()
     assert not (tmp_path / "frames").exists()

@@ -22,9 +22,21 @@ from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
 from pipeline.errors import CorpusError, Problem, note_interrupt
 from pipeline.fileio import atomic_write_text
+from pipeline.simulate.metrics import SCENE_METRICS
 
-SUMMARY_FIELDS = ("name", "status", "wall_s", "simulated_s", "mean_forward_speed", "final_position",
-                  "fell", "params", "out_dir", "message")
+# the manifest's metrics, under their names there (docs/metrics.md), after the job's own columns
+SUMMARY_FIELDS = ("name", "status", "wall_s", "simulated_s", "body", *SCENE_METRICS, "params", "out_dir",
+                  "message")
+SIGNIFICANT = 6  # digits kept of the measured numbers: 29.99999999999425 s reads 30
+
+
+def rounded(value):
+    """Floats (also inside lists) to SIGNIFICANT digits."""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.{SIGNIFICANT}g}")
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return value
 
 
 @dataclass
@@ -50,9 +62,8 @@ def _row(job: Job, root: Path, status: str, wall: float = 0.0, message: str = ""
     except (OSError, ValueError):
         return row
     metrics = manifest.get("metrics", {})
-    row.update(simulated_s=manifest.get("simulated_time_s"),
-               mean_forward_speed=metrics.get("mean_forward_speed"),
-               final_position=metrics.get("final_position"), fell=metrics.get("fell"))
+    row["simulated_s"] = rounded(manifest.get("simulated_time_s"))
+    row.update({k: rounded(metrics.get(k)) for k in ("body", *SCENE_METRICS)})
     return row
 
 

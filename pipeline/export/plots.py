@@ -1,5 +1,5 @@
-"""Plots of a recording (matplotlib, Agg, PNG): gait diagram, joint angles, centre-of-mass
-speed, contact forces, and any recorded `ch_` channel."""
+"""Plots of a recording (matplotlib, Agg, PNG): gait diagram, joint angles, speed, contact
+forces, and any recorded `ch_` channel."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,11 +8,11 @@ import numpy as np
 
 from pipeline.errors import CorpusError
 from pipeline.export.gait import stepping
-from pipeline.export.poses import centre_of_mass
 from pipeline.export.view import view_of
 from pipeline.fileio import atomic_path
+from pipeline.simulate.metrics import scene_metrics, speed_series
 
-STANDARD = ("gait", "joints", "com_speed", "contact")
+STANDARD = ("gait", "joints", "speed", "contact")
 CONTACT_CHANNEL = "contact_force"
 
 
@@ -69,24 +69,28 @@ def joint_angles(time, q, model, path: Path) -> Path | None:
     return _save(plt, fig, path)
 
 
-def com_speed(time, pos, quat, model) -> np.ndarray:
-    """Horizontal speed of the centre of mass of the bodies that move (T,)."""
-    model = view_of(model)
-    moving = np.ptp(pos, axis=0).max(axis=1) > 0
-    com = centre_of_mass(pos, quat, model.body_mass, model.body_com,
-                         np.flatnonzero(moving) if moving.any() else None)
-    if len(time) < 2:
-        return np.zeros(len(time))
-    v = np.gradient(com, time, axis=0)
-    return np.linalg.norm(v[:, :2], axis=1)
+def speed_title(metrics: dict) -> str:
+    """The speed plot's title: the manifest's numbers (scene_metrics), under their names."""
+    return (f"{metrics['body']}: mean horizontal speed, cm/s: path_speed {metrics['path_speed'] * 100:.2f}, "
+            f"heading_speed {metrics['heading_speed'] * 100:.2f}, planar_speed {metrics['planar_speed'] * 100:.2f}")
 
 
-def com_speed_plot(time, speed, path: Path) -> Path:
+def speed_plot(recording, path: Path) -> Path | None:
+    """The first creature's root body: its horizontal speed along its path and along its own
+    heading between recorded samples (pipeline/simulate/metrics.py: speed_series), whose time
+    means are the manifest's path_speed and heading_speed."""
+    metrics = scene_metrics(recording)
+    if not metrics:
+        return None
+    t, along_path, along_heading = speed_series(recording)
     plt, (fig, ax) = _figure()
-    ax.plot(time, speed * 100.0, lw=1.0, color="#3060a0")
+    ax.plot(t, along_path * 100.0, lw=1.0, color="#3060a0", label="along its path")
+    ax.plot(t, along_heading * 100.0, lw=0.8, color="#d07020", label="along its heading")
+    ax.axhline(0.0, color="0.6", lw=0.5)
+    ax.legend(fontsize=7, loc="upper right")
     ax.set_xlabel("time [s]")
-    ax.set_ylabel("COM speed [cm/s]")
-    ax.set_title(f"horizontal centre-of-mass speed (mean {np.mean(speed) * 100:.2f} cm/s)")
+    ax.set_ylabel("speed [cm/s]")
+    ax.set_title(speed_title(metrics), fontsize=9)
     return _save(plt, fig, path)
 
 
@@ -135,9 +139,8 @@ def write_plots(recording, model, out_dir: Path, which) -> list[Path]:
         written.append(gait_diagram(time, gait[0], gait[1], out / "gait.png"))
     if "joints" in wanted:
         written.append(joint_angles(time, np.asarray(recording.q), model, out / "joint_angles.png"))
-    if "com_speed" in wanted:
-        speed = com_speed(time, np.asarray(recording.body_pos), np.asarray(recording.body_quat), model)
-        written.append(com_speed_plot(time, speed, out / "com_speed.png"))
+    if "speed" in wanted:
+        written.append(speed_plot(recording, out / "speed.png"))
     if "contact" in wanted and CONTACT_CHANNEL in chans:
         written.append(contact_plot(time, chans[CONTACT_CHANNEL], list(recording.body_names),
                                     out / "contact_forces.png"))
