@@ -18,13 +18,17 @@ import math
 import numba
 import numpy as np
 
-from pipeline.collision.gjk import _support_pair
+from pipeline.collision.gjk import support_pair
 
 MAX_ITER = 64
 MAX_VERTS = MAX_ITER + 8
 MAX_FACES = 8 * MAX_ITER + 16
 MAX_EDGES = 2 * MAX_ITER + 16
-REL_TOL = 1e-10  # stop when the support point is this close (relative) to the nearest face
+# stop when the support point is this close (relative) to the nearest face. Polytopes end
+# exactly anyway; on round surfaces EPA creeps (its polytope only inscribes them), and a
+# depth to 1e-6 is all a contact force needs: 1e-10 there costs ten times the iterations
+POLYTOPE_TOL = 1e-10
+ROUND_TOL = 1e-6
 
 
 def make_epa_work():
@@ -67,7 +71,7 @@ def _across(tx, ty, tz):
 
 
 @numba.njit(cache=True)
-def _grow_simplex(sh, a, pa, ra, b, pb, rb, V, VA, VB, n, size):
+def _grow_simplex(verts, A, PA, B, PB, V, VA, VB, n, size):
     """Add support points until V[:n] is a tetrahedron with volume (GJK may stop on a
     point, segment or triangle when the shapes just touch). Returns the new count, or
     less than 4 when A - B is flat in some direction (then it has no interior)."""
@@ -76,7 +80,7 @@ def _grow_simplex(sh, a, pa, ra, b, pb, rb, V, VA, VB, n, size):
         for axis in range(6):
             d = 1.0 if axis < 3 else -1.0
             k = axis % 3
-            _support_pair(sh, a, pa, ra, b, pb, rb, d if k == 0 else 0.0, d if k == 1 else 0.0,
+            support_pair(verts, A, PA, B, PB, d if k == 0 else 0.0, d if k == 1 else 0.0,
                           d if k == 2 else 0.0, V, VA, VB, 1)
             dx, dy, dz = V[1, 0] - V[0, 0], V[1, 1] - V[0, 1], V[1, 2] - V[0, 2]
             if math.sqrt(dx * dx + dy * dy + dz * dz) > tol:
@@ -92,7 +96,7 @@ def _grow_simplex(sh, a, pa, ra, b, pb, rb, V, VA, VB, n, size):
         for turn in range(4):
             s = 1.0 if turn < 2 else -1.0
             dx, dy, dz = (ux * s, uy * s, uz * s) if turn % 2 == 0 else (wx * s, wy * s, wz * s)
-            _support_pair(sh, a, pa, ra, b, pb, rb, dx, dy, dz, V, VA, VB, 2)
+            support_pair(verts, A, PA, B, PB, dx, dy, dz, V, VA, VB, 2)
             rx, ry, rz = V[2, 0] - V[0, 0], V[2, 1] - V[0, 1], V[2, 2] - V[0, 2]
             cx, cy, cz = ty * rz - tz * ry, tz * rx - tx * rz, tx * ry - ty * rx
             span = math.sqrt(tx * tx + ty * ty + tz * tz)
@@ -107,7 +111,7 @@ def _grow_simplex(sh, a, pa, ra, b, pb, rb, V, VA, VB, n, size):
         nx, ny, nz = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x
         nn = math.sqrt(nx * nx + ny * ny + nz * nz)
         for s in (1.0, -1.0):
-            _support_pair(sh, a, pa, ra, b, pb, rb, s * nx, s * ny, s * nz, V, VA, VB, 3)
+            support_pair(verts, A, PA, B, PB, s * nx, s * ny, s * nz, V, VA, VB, 3)
             h = ((V[3, 0] - V[0, 0]) * nx + (V[3, 1] - V[0, 1]) * ny + (V[3, 2] - V[0, 2]) * nz)
             if abs(h) > tol * nn:
                 n = 4
@@ -133,19 +137,19 @@ def _flat_normal(V, n):
 
 
 @numba.njit(cache=True)
-def epa(sh, a, pa, ra, b, pb, rb, W, SA, SB, n,
-        V, VA, VB, F, P, live, E, out):
-    """Penetration of the cores of shapes a and b from GJK's simplex W/SA/SB[:n] around
-    the origin. out[0:3] = deepest point of A, out[3:6] = deepest
-    point of B, out[6] = -depth, out[7:10] = unit normal from A toward B (moving B by
-    depth along it separates them). Returns the iterations used."""
+def epa(verts, A, PA, B, PB, tol, W, SA, SB, n, V, VA, VB, F, P, live, E, out):
+    """Penetration of the cores of shapes A and B placed at PA and PB (tuples, shapes.py)
+    from GJK's simplex W/SA/SB[:n] around the origin, to relative tolerance tol.
+    out[0:3] = deepest point of A, out[3:6] = deepest point of B, out[6] = -depth,
+    out[7:10] = unit normal from A toward B (moving B by depth along it separates them).
+    Returns the iterations used."""
     size = 0.0
     for i in range(n):
         for c in range(3):
             V[i, c], VA[i, c], VB[i, c] = W[i, c], SA[i, c], SB[i, c]
         size = max(size, math.sqrt(W[i, 0] ** 2 + W[i, 1] ** 2 + W[i, 2] ** 2))
     size = max(size, 1e-300)
-    n = _grow_simplex(sh, a, pa, ra, b, pb, rb, V, VA, VB, n, size)
+    n = _grow_simplex(verts, A, PA, B, PB, V, VA, VB, n, size)
     if n < 4:  # A - B is flat (a point, a segment, a polygon): no depth, and the normal
         # is any direction out of it (for crossing capsules: across both axes)
         nx, ny, nz = _flat_normal(V, n)
@@ -176,9 +180,9 @@ def epa(sh, a, pa, ra, b, pb, rb, W, SA, SB, n,
             break
         it += 1
         nx, ny, nz = P[best, 0], P[best, 1], P[best, 2]
-        _support_pair(sh, a, pa, ra, b, pb, rb, nx, ny, nz, V, VA, VB, nv)
+        support_pair(verts, A, PA, B, PB, nx, ny, nz, V, VA, VB, nv)
         reach = nx * V[nv, 0] + ny * V[nv, 1] + nz * V[nv, 2]
-        if reach - dmin <= REL_TOL * max(abs(dmin), 1e-6 * size):
+        if reach - dmin <= tol * max(abs(dmin), 1e-6 * size):
             break
         # faces the new point sees go; the edges they do not share form the horizon
         ne = 0

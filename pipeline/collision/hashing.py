@@ -223,10 +223,11 @@ def _unhash_tile(st, o, x, y, z, lvl):
 # ----- tile boxes ---------------------------------------------------------------------------
 
 @numba.njit(cache=True, inline="always")
-def _tiles(lo, hi, o, side):
-    """Integer tile box (x0, y0, z0, x1, y1, z1) of object o's box at tile side `side`."""
-    return (math.floor(lo[o, 0] / side), math.floor(lo[o, 1] / side), math.floor(lo[o, 2] / side),
-            math.floor(hi[o, 0] / side), math.floor(hi[o, 1] / side), math.floor(hi[o, 2] / side))
+def _tiles(lo, hi, o, inv):
+    """Integer tile box (x0, y0, z0, x1, y1, z1) of object o's box for tiles of side
+    1 / inv."""
+    return (math.floor(lo[o, 0] * inv), math.floor(lo[o, 1] * inv), math.floor(lo[o, 2] * inv),
+            math.floor(hi[o, 0] * inv), math.floor(hi[o, 1] * inv), math.floor(hi[o, 2] * inv))
 
 
 @numba.njit(cache=True, inline="always")
@@ -240,22 +241,21 @@ def _coarser(b, k):
     return (b[0] >> k, b[1] >> k, b[2] >> k, b[3] >> k, b[4] >> k, b[5] >> k)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _native_level(st, o, lo, hi):
     """(level, tile box there) for o's box: the finest level within the threshold, with
     hysteresis around the current level; ALL_OVER when even the coarsest is far over."""
-    side, t = st.conf[0], st.conf[2] if st.static[o] else st.conf[1]
+    inv0, t = 1.0 / st.conf[0], st.conf[2] if st.static[o] else st.conf[1]
     nlev = int(st.conf[3])
     cur = st.level[o]
     if cur >= 0:
-        b = _tiles(lo, hi, o, side * 2.0 ** cur)
-        if _count(b) <= 2 * t and (cur == 0 or _count(_tiles(lo, hi, o, side * 2.0 ** (cur - 1))) > t / 2):
+        b = _tiles(lo, hi, o, inv0 / (1 << cur))
+        if _count(b) <= 2 * t and (cur == 0 or _count(_tiles(lo, hi, o, inv0 / (1 << (cur - 1)))) > t / 2):
             return cur, b
     for lvl in range(nlev):
-        b = _tiles(lo, hi, o, side * 2.0 ** lvl)
+        b = _tiles(lo, hi, o, inv0 / (1 << lvl))
         if _count(b) <= t:
             return lvl, b
-    b = _tiles(lo, hi, o, side * 2.0 ** (nlev - 1))
     return (nlev - 1 if _count(b) <= 4 * t else ALL_OVER), b
 
 
@@ -284,7 +284,7 @@ def _all_levels(st, o, b, hashing):
         _box_tiles(st, o, _coarser(b, k), lvl + k, NOTHING, hashing)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _move(st, o, lo, hi):
     """Bring object o to its box (lo[o], hi[o]) incrementally."""
     for c in range(3):
@@ -351,19 +351,21 @@ def remove(st, o):
 def pairs(st, alive):
     """The candidate pairs whose boxes overlap: those sharing tiles, and every object
     with each all-over one; (k, 2) rows i < j."""
+    # arrays taken out of the tuple once: each access through it costs reference counts
+    lo, hi, pa, pb, level, static = st.lo, st.hi, st.pa, st.pb, st.level, st.static
     out = np.empty((64, 2), np.int64)
     n = 0
-    for i in range(st.pa.shape[0]):
-        a, b = st.pa[i], st.pb[i]
-        if a != EMPTY and boxes_overlap(st.lo, st.hi, a, b):
+    for i in range(pa.shape[0]):
+        a, b = pa[i], pb[i]
+        if a != EMPTY and boxes_overlap(lo, hi, a, b):
             out = push_pair(out, n, a, b)
             n += 1
     for o in range(alive.shape[0]):
-        if not (alive[o] and st.level[o] == ALL_OVER):
+        if not (alive[o] and level[o] == ALL_OVER):
             continue
         for p in range(alive.shape[0]):
-            if (p == o or not alive[p] or (st.static[o] and st.static[p])
-                    or (st.level[p] == ALL_OVER and p < o) or not boxes_overlap(st.lo, st.hi, o, p)):
+            if (p == o or not alive[p] or (static[o] and static[p])
+                    or (level[p] == ALL_OVER and p < o) or not boxes_overlap(lo, hi, o, p)):
                 continue
             out = push_pair(out, n, o, p)
             n += 1

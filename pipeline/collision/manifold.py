@@ -106,8 +106,7 @@ def feature_local(sh, s, dx, dy, dz, buf):
             _put(buf, 0, p0 * ux, p0 * uy, 0.0)
             _put(buf, 1, p1 * ux, p1 * uy, p2)
             return 2, 0.0, 0.0, 0.0
-    x, y, z = support_local(k, p0, p1, p2, r, sh.verts, sh.vstart[s], sh.vcount[s],
-                            dx, dy, dz, True)
+    x, y, z = support_local(k, p0, p1, p2, r, dx, dy, dz, True)
     _put(buf, 0, x, y, z)
     return 1, 0.0, 0.0, 0.0
 

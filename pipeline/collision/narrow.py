@@ -15,8 +15,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from pipeline.collision.epa import epa, make_epa_work
-from pipeline.collision.gjk import OVERLAP, gjk
+from pipeline.collision.epa import POLYTOPE_TOL, ROUND_TOL, epa, make_epa_work
+from pipeline.collision.gjk import MARGIN_TOL, OVERLAP, REL_TOL, gjk
+from pipeline.collision.shapes import CYLINDER, ELLIPSOID, FRUSTUM, pose_tuple, shape_tuple
 
 # cores nearer than this fraction of their size have no reliable direction between
 # their closest points: treat them as meeting and let EPA find the normal
@@ -66,7 +67,7 @@ def _apart(out, pa, pb):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
     """Signed distance of shape a at (pa, ra) to shape b at (pb, rb), world <- shape.
 
@@ -74,16 +75,21 @@ def query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
     point of A nearest B (deepest in B when overlapping), [3:6] that of B, [6] the signed
     distance, [7:10] the unit normal from A toward B. (gx, gy, gz) guesses pA - pB."""
     out = wk.out
-    status, n, _ = gjk(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk.W, wk.SA, wk.SB, wk.lam, out)
+    A, B = shape_tuple(sh, a), shape_tuple(sh, b)
+    PA, PB = pose_tuple(pa, ra), pose_tuple(pb, rb)
+    tol = MARGIN_TOL if A[4] > 0.0 or B[4] > 0.0 else REL_TOL
+    status, n, _ = gjk(sh.verts, A, PA, B, PB, gx, gy, gz, tol, wk.W, wk.SA, wk.SB, wk.lam, out)
     if status != OVERLAP and _apart(out, pa, pb):
         sign = 1.0  # cores apart: the margins may still overlap
     else:
-        epa(sh, a, pa, ra, b, pb, rb, wk.W, wk.SA, wk.SB, n, wk.V, wk.VA, wk.VB, wk.F, wk.P,
-            wk.live, wk.E, out)
+        round_ = (A[0] == CYLINDER or A[0] == ELLIPSOID or A[0] == FRUSTUM
+                  or B[0] == CYLINDER or B[0] == ELLIPSOID or B[0] == FRUSTUM)
+        epa(sh.verts, A, PA, B, PB, ROUND_TOL if round_ else POLYTOPE_TOL, wk.W, wk.SA, wk.SB,
+            n, wk.V, wk.VA, wk.VB, wk.F, wk.P, wk.live, wk.E, out)
         sign = -1.0
     # grow the cores by the margins (A - B grows by a ball of radius ma + mb, so distance
     # and depth change by exactly that much)
-    ma, mb = sh.margin[a], sh.margin[b]
+    ma, mb = A[4], B[4]
     for c in range(3):
         out[c] += ma * out[7 + c]
         out[3 + c] -= mb * out[7 + c]

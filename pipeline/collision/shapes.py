@@ -62,9 +62,11 @@ def _unit_xy(dx, dy):
 
 
 @numba.njit(cache=True)
-def support_local(kind, p0, p1, p2, margin, verts, v0, nv, dx, dy, dz, full):
-    """Support point of a shape in its own frame along (dx, dy, dz) (any length, not 0).
-    full = False leaves out the margin (the core of a sphere or capsule)."""
+def support_local(kind, p0, p1, p2, margin, dx, dy, dz, full):
+    """Support point of an analytic shape (not a hull) in its own frame along (dx, dy, dz)
+    (any length, not 0). full = False leaves out the margin (the core of a sphere or
+    capsule). Scalars only: an array argument would cost a reference count per call,
+    which was most of the time of a support point."""
     if kind == BOX:
         x = p0 if dx >= 0.0 else -p0
         y = p1 if dy >= 0.0 else -p1
@@ -82,21 +84,13 @@ def support_local(kind, p0, p1, p2, margin, verts, v0, nv, dx, dy, dz, full):
         ax, by, cz = p0 * p0 * dx, p1 * p1 * dy, p2 * p2 * dz
         s = math.sqrt(ax * dx + by * dy + cz * dz)
         x, y, z = ax / s, by / s, cz / s
-    elif kind == FRUSTUM:
+    else:  # FRUSTUM
         ux, uy = _unit_xy(dx, dy)
         # the farther of the two rim points along d (the side is their straight join)
         if (p1 - p0) * (ux * dx + uy * dy) + p2 * dz > 0.0:
             x, y, z = p1 * ux, p1 * uy, p2
         else:
             x, y, z = p0 * ux, p0 * uy, 0.0
-    else:  # HULL: the best vertex (first one on ties, so the result is deterministic)
-        best = -math.inf
-        x = y = z = 0.0
-        for i in range(v0, v0 + nv):
-            s = verts[i, 0] * dx + verts[i, 1] * dy + verts[i, 2] * dz
-            if s > best:
-                best = s
-                x, y, z = verts[i, 0], verts[i, 1], verts[i, 2]
     if full and margin > 0.0:
         n = math.sqrt(dx * dx + dy * dy + dz * dz)
         x += margin * dx / n
@@ -106,28 +100,65 @@ def support_local(kind, p0, p1, p2, margin, verts, v0, nv, dx, dy, dz, full):
 
 
 @numba.njit(cache=True)
-def support_world(sh, s, pos, rot, dx, dy, dz, full):
-    """Support point in the world of shape s placed at (pos, rot: world <- shape)."""
-    lx = rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz
-    ly = rot[0, 1] * dx + rot[1, 1] * dy + rot[2, 1] * dz
-    lz = rot[0, 2] * dx + rot[1, 2] * dy + rot[2, 2] * dz
-    x, y, z = support_local(sh.kind[s], sh.param[s, 0], sh.param[s, 1], sh.param[s, 2],
-                            sh.margin[s], sh.verts, sh.vstart[s], sh.vcount[s], lx, ly, lz, full)
-    return (pos[0] + rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
-            pos[1] + rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
-            pos[2] + rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z)
+def hull_support(verts, v0, nv, dx, dy, dz):
+    """The hull vertex farthest along d (the first one on ties, so the result is
+    deterministic)."""
+    best = -math.inf
+    x = y = z = 0.0
+    for i in range(v0, v0 + nv):
+        s = verts[i, 0] * dx + verts[i, 1] * dy + verts[i, 2] * dz
+        if s > best:
+            best = s
+            x, y, z = verts[i, 0], verts[i, 1], verts[i, 2]
+    return x, y, z
+
+
+@numba.njit(cache=True, inline="always")
+def shape_tuple(sh, s):
+    """Shape s as a tuple of scalars (kind, p0, p1, p2, margin, vstart, vcount).
+
+    The queries pass shapes and poses as tuples: reading an array out of `Shapes` inside
+    a loop costs two atomic reference counts each time, which made a support point ten
+    times slower than its arithmetic."""
+    return (sh.kind[s], sh.param[s, 0], sh.param[s, 1], sh.param[s, 2], sh.margin[s],
+            sh.vstart[s], sh.vcount[s])
+
+
+@numba.njit(cache=True, inline="always")
+def pose_tuple(pos, rot):
+    """A placement (pos, rot: world <- shape) as a tuple of 12 scalars."""
+    return (pos[0], pos[1], pos[2], rot[0, 0], rot[0, 1], rot[0, 2], rot[1, 0], rot[1, 1],
+            rot[1, 2], rot[2, 0], rot[2, 1], rot[2, 2])
+
+
+@numba.njit(cache=True, inline="always")
+def support(verts, shp, pose, dx, dy, dz, full):
+    """Support point in the world of shape `shp` placed at `pose` (tuples above) along
+    world direction d; `verts` holds the hull vertices."""
+    kind, p0, p1, p2, margin, v0, nv = shp
+    px, py, pz, r00, r01, r02, r10, r11, r12, r20, r21, r22 = pose
+    lx = r00 * dx + r10 * dy + r20 * dz
+    ly = r01 * dx + r11 * dy + r21 * dz
+    lz = r02 * dx + r12 * dy + r22 * dz
+    if kind == HULL:
+        x, y, z = hull_support(verts, v0, nv, lx, ly, lz)
+    else:
+        x, y, z = support_local(kind, p0, p1, p2, margin, lx, ly, lz, full)
+    return (px + r00 * x + r01 * y + r02 * z, py + r10 * x + r11 * y + r12 * z,
+            pz + r20 * x + r21 * y + r22 * z)
 
 
 @numba.njit(cache=True)
 def world_aabb(sh, s, pos, rot, out, row):
     """Tight axis-aligned bounds of shape s at (pos, rot) into out[row] = (lo3, hi3):
     the support points along the six world axes."""
+    shp, pose = shape_tuple(sh, s), pose_tuple(pos, rot)
     for k in range(3):
         e0 = 1.0 if k == 0 else 0.0
         e1 = 1.0 if k == 1 else 0.0
         e2 = 1.0 if k == 2 else 0.0
-        hi = support_world(sh, s, pos, rot, e0, e1, e2, True)
-        lo = support_world(sh, s, pos, rot, -e0, -e1, -e2, True)
+        hi = support(sh.verts, shp, pose, e0, e1, e2, True)
+        lo = support(sh.verts, shp, pose, -e0, -e1, -e2, True)
         out[row, k] = lo[k]
         out[row, 3 + k] = hi[k]
 

@@ -131,7 +131,7 @@ def _tetrahedron(W, lam):
             lam[i], lam[j], lam[k] = li, lj, lk
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def closest_weights(W, n, lam):
     """Barycentric weights lam[:n] of the point of simplex W[:n] closest to the origin."""
     for m in range(4):
