@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pipeline.collision.hull import DegenerateHull, convex_hull
-from pipeline.collision.shapes import pack, support_local, world_aabb
+from pipeline.collision.shapes import pack, pose_tuple, shape_tuple, support, world_aabb
 from tests.test_collision_narrow import random_rotations
 
 SHAPES = [("box", (0.3, 0.5, 0.2), None), ("sphere", (0.4,), None), ("capsule", (0.2, 0.6), None),
@@ -51,8 +51,7 @@ def test_support_is_the_farthest_point(index):
     samples = surface_samples(name, prm, points)
     rng = np.random.default_rng(1)
     for d in rng.normal(size=(200, 3)):
-        s = np.array(support_local(sh.kind[0], *sh.param[0, :3], sh.margin[0], sh.verts,
-                                   sh.vstart[0], sh.vcount[0], *d, True))
+        s = np.array(support(sh.verts, shape_tuple(sh, 0), pose_tuple(np.zeros(3), np.eye(3)), *d, True))
         # no sampled point lies farther along d, and the support point is not beyond the
         # farthest sample by more than the sampling's resolution
         best = (samples @ d).max()
