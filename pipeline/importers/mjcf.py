@@ -21,6 +21,7 @@ from pipeline.importers.links import (Actuator, GeomDef, ImportLog, ImportResult
 from pipeline.importers.massprops import (combine, mesh_volume_inertia, primitive_volume_inertia,
                                           principal)
 from pipeline.importers.meshes import load_mesh
+from pipeline.importers.simulation import lift_clear, simulation_block
 from pipeline.importers.xmltree import Element, attr_number, floats, parse_xml
 
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper",
@@ -180,12 +181,21 @@ class MjcfImporter:
             if folded:
                 self.log.notes.append(Problem(f"massless welded bodies folded into their parents: "
                                               f"{', '.join(folded)}", file=str(self.path)))
-        if self.timestep is not None:
-            self.log.notes.append(Problem(
-                f"MuJoCo timestep {self.timestep:g} s is not carried over: corpus chooses its "
-                "own step for its penalty contact (scene `simulation`)", file=str(self.path)))
+        environment = self._environment(model)
+        if self.ground_z is not None:
+            for doc in creatures:
+                lift = lift_clear(doc, environment, self.ground_z)
+                if lift:
+                    self.log.notes.append(Problem(
+                        f"{doc['creature']} starts {lift * 100:.3g} cm higher than in MuJoCo, whose soft "
+                        "contact lets it start inside the floor: corpus's ground spring would throw it",
+                        file=str(self.path)))
+        simulation = simulation_block(self.timestep)
+        self.log.notes.append(Problem(
+            f"simulation: frames of MuJoCo's timestep ({simulation['dt']:g} s), integrated by implicit "
+            f"Euler at h = {simulation['h']:g} s, stable on corpus's penalty ground", file=str(self.path)))
         return ImportResult(creatures, motor_controllers(creatures, trees, actuators),
-                            self._environment(model), {}, [], [str(p) for p in self.log.notes],
+                            environment, simulation, [], [str(p) for p in self.log.notes],
                             actuators, trees, self.log)
 
     def _world_geom(self, el: Element) -> None:
