@@ -81,9 +81,9 @@ def write(result, out: Path, source: str, as_kind: str = "auto") -> str:
             raise CorpusError(Problem(f"{source} holds {len(result.creatures)} creatures; write "
                                       "a scene (--as scene)", file=source))
         doc = result.creatures[0]
-        if result.controllers or result.environment:
-            notes.append("its actuators, gravity and ground are in the scene form: "
-                         "`corpus convert --as scene`")
+        if result.controllers or result.environment or result.simulation:
+            notes.append("its actuators, gravity, ground and the simulation settings it runs "
+                         "stably with are in the scene form: `corpus convert --as scene`")
     else:
         doc = scene_document(result, safe_name(out.stem))
     atomic_write_text(out, to_yaml(doc, as_kind, out.resolve().parent, source, notes))
