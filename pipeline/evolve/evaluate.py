@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.compile_watch import watching
 from pipeline.errors import CorpusError
 from pipeline.recording import Recording
 from pipeline.spec.types import Where
@@ -77,8 +78,6 @@ def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
 
     sim = simulation_for(setup.scene, {**overrides, "simulation.seed": int(seed)})
     sim.reset()
-    # the time limit counts simulating only: a worker's first evaluation also loads numba's
-    # kernels, which takes seconds (a minute when the cache is cold)
     recording = run_until(sim, setup, time.perf_counter())
     metrics = compute(recording, sim.model, setup.metrics)
     simulated = float(recording.time[-1] - recording.time[0]) if len(recording.time) else 0.0
@@ -98,7 +97,16 @@ def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
 def run_until(sim, setup: Setup, started: float) -> Recording:
     """Simulate `setup.duration` in chunks; end early at the stop condition (the recording is
     cut at its first frame that meets it, as a scene event with `do: stop` would end it) or
-    when an engine event stopped the run; raise EvaluationTimeout past the time limit."""
+    when an engine event stopped the run; raise EvaluationTimeout past the time limit.
+
+    The time limit counts simulating only, not numba compiling kernels inside a worker's first
+    frames (a minute with a cold cache, many on a loaded machine): counted, it failed the first
+    individual of every worker, and a run's results depended on how warm the cache was."""
+    with watching() as compiles:
+        return _run_until(sim, setup, started, compiles)
+
+
+def _run_until(sim, setup: Setup, started: float, compiles) -> Recording:
     duration = sim.scene.simulation.duration if setup.duration is None else setup.duration
     frames = max(0, int(math.ceil(duration / sim.dt - 1e-9)))
     per_chunk = max(1, int(round(setup.chunk / sim.dt)))
@@ -120,7 +128,7 @@ def run_until(sim, setup: Setup, started: float) -> Recording:
         stopped_early = sim.data.time < before + (n - 0.5) * sim.dt  # a scene event ended it
         if done >= frames or stopped_early:
             break
-        if setup.time_limit is not None and time.perf_counter() - started > setup.time_limit:
+        if setup.time_limit is not None and time.perf_counter() - started - compiles.seconds > setup.time_limit:
             raise EvaluationTimeout(f"more than {setup.time_limit:g} s of wall time "
                                     f"({done * sim.dt:g} of {duration:g} simulated s done)")
     return _concatenate(parts)
