@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from pipeline.errors import CorpusError
-from pipeline.export.camera import camera_path, smooth
+from pipeline.export.camera import VIEW_ANGLE, camera_path, framing, smooth
 from pipeline.export.gait import stepping
 from pipeline.spec.transforms import matrix_from_quat as quat_to_matrix
 from pipeline.export.resample import frame_times, resample_poses, resample_series, slerp
@@ -90,6 +90,20 @@ def test_follow_camera_tracks_the_centre_of_mass_over_the_ground_at_its_median_h
                          "azimuth": 0}, model, t, pos, quat, 30, 0.1)
     k = 30  # one second later: a quarter turn
     assert np.allclose(orbit.eye[k] - orbit.focus[k], [0, 1, 0], rtol=0, atol=1e-12)
+
+
+def test_framing_keeps_every_height_of_a_drop_in_the_picture():
+    # box_drop: a 20 cm box (size 0.35 m) falls from 0.5 m and rests at 0.1 m; at the
+    # median height and 2.5 x its size the first frames would crop it
+    t = np.linspace(0, 1.5, 361)
+    z = np.maximum(0.5 - 0.5 * 9.8 * t ** 2, 0.1)
+    size, elevation = 0.35, 25.0
+    height, distance = framing(z, float(np.median(z)), size, 2.5 * size, elevation)
+    half = distance * np.tan(np.radians(VIEW_ANGLE / 2)) / np.cos(np.radians(elevation))
+    assert distance > 2.5 * size
+    assert np.all(np.abs(np.concatenate([z - size / 2, z + size / 2]) - height) <= half)
+    # a creature that stays near its height keeps the usual framing
+    assert framing(np.full(10, 0.012), 0.012, 0.08, 0.2, 25.0) == (0.012, 0.2)
 
 
 def test_smoothing_keeps_a_straight_line_straight():

@@ -67,7 +67,7 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     if opts.plots:
         from pipeline.export.plots import write_plots
 
-        written += write_plots(recording, model, out_dir, opts.plots)
+        written += write_plots(recording, model, out_dir, opts.plots, scene)
     if opts.renders:
         from pipeline.export.frames import gait_overlay, render_sequence
         from pipeline.export.opengl import require_context

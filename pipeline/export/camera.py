@@ -72,24 +72,46 @@ def target_path(spec: str, model, pos, quat) -> np.ndarray:
     return pos[:, model.body_names.index(spec)]
 
 
+VIEW_ANGLE = 30.0  # degrees: the renderer's vertical field of view (VTK's default)
+MARGIN = 1.1  # room left above and below the creature
+
+
+def framing(heights: np.ndarray, preferred: float, size: float, distance: float,
+            elevation: float) -> tuple[float, float]:
+    """The focus height and the distance at which a camera that holds its height keeps the
+    creature in the picture at every height it reaches (a box dropped from 0.5 m, a humanoid
+    from 1.9 m): the preferred height and distance when they show it all, else the middle
+    of its range, from a distance that fits the range in the field of view."""
+    lo, hi = heights.min() - 0.5 * size, heights.max() + 0.5 * size
+    # half the height the picture spans at the focus, for a camera `elevation` degrees up
+    half = np.tan(np.radians(VIEW_ANGLE / 2)) / np.cos(np.radians(elevation))
+    if hi - preferred <= distance * half and preferred - lo <= distance * half:
+        return preferred, distance
+    return 0.5 * (lo + hi), max(distance, MARGIN * 0.5 * (hi - lo) / half)
+
+
 def camera_path(cam: dict, model, times, pos, quat, fps: float, size: float) -> CameraPath:
     """The eye/focus/up of every output frame for a resolved `outputs.camera` block."""
     mode = cam.get("mode", "follow")
     if mode not in MODES:
         raise CorpusError(f"outputs.camera.mode must be one of {', '.join(MODES)}, got {mode!r}")
     n = len(times)
-    distance = float(cam.get("distance") or 2.5 * size)
+    elevation = float(cam.get("elevation", 25.0))
     target = target_path(cam.get("target", "com"), model, pos, quat)
+    z = target[:, 2]
+    height, fitted = framing(z, float(z.mean() if mode == "fixed" else np.median(z)), size,
+                             float(cam.get("distance") or 2.5 * size), elevation)
+    distance = float(cam.get("distance") or fitted)
     if mode == "fixed":
-        focus = np.tile(cam.get("look_at") or target.mean(axis=0), (n, 1)).astype(float)
+        focus = np.tile(cam.get("look_at") or [*target.mean(axis=0)[:2], height], (n, 1)).astype(float)
     else:
         # track the target over the ground but hold the height, so a fall or a hop reads
         # as motion against the floor instead of the floor jumping about
         focus = smooth(target, fps, float(cam.get("smoothing", 0.5)))
-        focus[:, 2] = np.median(target[:, 2])
+        focus[:, 2] = height
     azimuth = float(cam.get("azimuth", -70.0)) + (
         float(cam.get("orbit_speed", 30.0)) * (np.asarray(times) - times[0]) if mode == "orbit" else 0.0)
-    offset = distance * direction(azimuth, float(cam.get("elevation", 25.0)))
+    offset = distance * direction(azimuth, elevation)
     eye = np.tile(cam["position"], (n, 1)).astype(float) if (mode == "fixed" and cam.get("position")) \
         else focus + offset
     return CameraPath(eye, focus, np.tile([0.0, 0.0, 1.0], (n, 1)))

@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.physics.model import JOINT_NQ, GeomArrays, Model
+from pipeline.physics.model import JOINT_NQ, PRISMATIC, GeomArrays, Model
+
+
+@dataclass(frozen=True)
+class ScalarJoint:
+    """A joint with one coordinate, as plots name and group it."""
+    name: str
+    q: int  # index into q
+    tree: int  # the creature it belongs to
+    body: int  # the body it moves
+    prismatic: bool  # a length (m); else an angle (rad)
 
 
 @dataclass(frozen=True)
@@ -24,7 +34,8 @@ class ExportView:
     body_com: np.ndarray  # (nb, 3) centre of mass in the body frame
     geoms: GeomArrays  # body -1: static world geometry
     geom_meshes: tuple  # per geom: (vertices, faces) in the geom frame
-    joints: tuple[tuple[str, int, int], ...] = ()  # one-coordinate joints: (name, q index, tree)
+    joints: tuple[ScalarJoint, ...] = ()
+    body_parent: np.ndarray | None = None  # (nb,) parent body, -1 at a root; None: no tree
     extras: dict = field(default_factory=dict)
     contact: object = None  # ContactArrays of a terrain grid, None without contact
 
@@ -35,17 +46,18 @@ class ExportView:
 
 def articulated_view(model: Model) -> ExportView:
     tree = model.tree
-    joints = tuple((model.joint_names[i], int(tree.qadr[i]), int(model.body_tree[i]))
+    joints = tuple(ScalarJoint(model.joint_names[i], int(tree.qadr[i]), int(model.body_tree[i]), i,
+                               t == PRISMATIC)
                    for i, t in enumerate(tree.jtype) if JOINT_NQ[t] == 1)
     return ExportView(model.body_names, np.asarray(model.body_tree), model.tree_names,
                       np.asarray(tree.mass), np.asarray(tree.com), model.geoms, model.geom_meshes,
-                      joints, model.extras, model.contact)
+                      joints, np.asarray(tree.parent), extras=model.extras, contact=model.contact)
 
 
 def particle_view(model) -> ExportView:
     """A particle model's masses as bodies (sphere geoms), with no joints."""
     return ExportView(model.body_names, model.body_tree, model.tree_names, model.arrays.mass,
-                      np.zeros((model.nbody, 3)), model.geoms, model.geom_meshes, (), model.extras)
+                      np.zeros((model.nbody, 3)), model.geoms, model.geom_meshes, extras=model.extras)
 
 
 def view_of(model) -> ExportView:
