@@ -1,0 +1,109 @@
+"""The walking pieces of the biped controller that need no simulation (Coros 2010, Ch. 2.4
+and 5; digest seed-002-coros.md §3): Catmull-Rom trajectories over the step phase, the
+left/right stance machine, inverted-pendulum foot placement and two-link analytic IK.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.control.biped_pd import cross
+
+G = 9.8
+
+
+class CatmullRom:
+    """A Catmull-Rom spline through knots (t_i, v_i), clamped to the end values outside
+    them; the end tangents are one-sided differences (the thesis' trajectories)."""
+
+    def __init__(self, knots):
+        pts = sorted((float(t), float(v)) for t, v in knots)
+        self.t = np.array([p[0] for p in pts])
+        self.v = np.array([p[1] for p in pts])
+        n = len(pts)
+        m = np.zeros(n)
+        for i in range(n):
+            lo, hi = max(i - 1, 0), min(i + 1, n - 1)
+            if hi > lo:
+                m[i] = (self.v[hi] - self.v[lo]) / (self.t[hi] - self.t[lo])
+        self.m = m
+
+    def __call__(self, t: float) -> float:
+        tk, v, m = self.t, self.v, self.m
+        if t <= tk[0] or len(tk) == 1:
+            return float(v[0])
+        if t >= tk[-1]:
+            return float(v[-1])
+        i = int(np.searchsorted(tk, t, side="right")) - 1
+        h = tk[i + 1] - tk[i]
+        s = (t - tk[i]) / h
+        s2, s3 = s * s, s * s * s
+        return float((2 * s3 - 3 * s2 + 1) * v[i] + (s3 - 2 * s2 + s) * h * m[i]
+                     + (-2 * s3 + 3 * s2) * v[i + 1] + (s3 - s2) * h * m[i + 1])
+
+
+@dataclass
+class StanceMachine:
+    """Which leg stands and how far the step is: phi = t / T. A step ends when the swing
+    foot strikes (phi > min_phase and its vertical ground force > strike_force, the
+    released code's rule) or when phi >= 1 (SIMBICON's dwell time)."""
+
+    stance: str = "left"
+    phase: float = 0.0
+    min_phase: float = 0.5
+    strike_force: float = 20.0
+    steps: int = 0
+
+    def advance(self, dt: float, step_time: float, swing_grf: float) -> bool:
+        """Advance by dt; True when a new step began (the legs swapped)."""
+        self.phase += dt / step_time
+        if self.phase >= 1.0 or (self.phase > self.min_phase and swing_grf > self.strike_force):
+            self.stance = "right" if self.stance == "left" else "left"
+            self.phase = 0.0
+            self.steps += 1
+            return True
+        return False
+
+    @property
+    def swing(self) -> str:
+        return "right" if self.stance == "left" else "left"
+
+
+def ipm_step(v: float, h: float, v_desired: float = 0.0, alpha: float = 0.05,
+             gain: float = 1.0, exact: bool = True) -> float:
+    """Where to put the next support point, ahead of the COM, so an inverted pendulum of
+    height h moving at v comes to rest over it (Pratt & Tedrake; Coros Eq. 5.1):
+    d = v sqrt(h/g + v^2/(4 g^2)) (exact) or v sqrt(h/g) (the thesis' small-d form),
+    then d' = d - alpha V_d so the body keeps the desired speed."""
+    root = h / G + (v * v / (4 * G * G) if exact else 0.0)
+    return gain * v * math.sqrt(root) - alpha * v_desired
+
+
+def two_link_ik(hip: np.ndarray, target: np.ndarray, l1: float, l2: float,
+                forward: np.ndarray) -> tuple[np.ndarray, float]:
+    """Thigh orientation (world <- thigh) and knee flexion putting the ankle at `target`.
+
+    The thigh hangs along its -z axis and the knee bends about its y axis (flexion
+    positive, the shin swinging backwards), so the knee points along `forward` projected
+    off the leg line: the plane of the leg contains hip, target and forward (the IK plane;
+    a style twist rotates `forward` about the leg line). Out-of-reach targets are pulled
+    onto the reachable sphere."""
+    L = np.asarray(target, float) - np.asarray(hip, float)
+    dist = float(np.linalg.norm(L))
+    dist = min(max(dist, abs(l1 - l2) + 1e-6), l1 + l2 - 1e-6)
+    u = L / max(float(np.linalg.norm(L)), 1e-12)
+    cos_k = (l1 * l1 + l2 * l2 - dist * dist) / (2 * l1 * l2)
+    knee = math.pi - math.acos(min(1.0, max(-1.0, cos_k)))
+    # the ankle in thigh axes for this knee angle
+    a = np.array([-l2 * math.sin(knee), 0.0, -l1 - l2 * math.cos(knee)])
+    a /= np.linalg.norm(a)
+    n = cross(forward, u)
+    if np.linalg.norm(n) < 1e-9:  # leg along forward: any plane
+        n = cross(u, [0.0, 0.0, 1.0]) if abs(u[2]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    n /= np.linalg.norm(n)
+    y = np.array([0.0, 1.0, 0.0])
+    world = np.column_stack([u, n, cross(u, n)])
+    local = np.column_stack([a, y, cross(a, y)])
+    return world @ local.T, knee
