@@ -35,7 +35,8 @@ simulation: {duration: 0.05, dt: 1/100, integrator: rk4, h: 1/1000}
 outputs: {plots: [speed]}
 """
 
-# a 1 ng link on a 1e12 N/m spring stepped at h = 0.1 s: the state overflows within a second
+# a 1 ng link on a 1e12 N/m spring stepped at h = 0.1 s: the state overflows within the first
+# frame of 1 s (frames of 0.1 s would see it run away first: tests/test_simulation_runaway.py)
 BLOWUP = """\
 scene: blowup
 environment: {environment: flat, gravity: 9.8}
@@ -51,12 +52,14 @@ creatures:
         mass: 1e-9
         transform: [{move: [0.05, 0, 0]}]
         joint: {type: revolute, axis: [0, 1, 0], spring: {k: 1e12, rest: 0}, q: 1}
-simulation: {duration: 1, dt: 1/10, integrator: rk4, h: 1/10}
+simulation: {duration: 1, dt: 1, integrator: rk4, h: 1/10}
 """
 
 
 def python_scene(name: str, target: str) -> str:
-    return (f"scene: {name}\nenvironment: {{environment: flat}}\ncreatures:\n"
+    # the box falls clear of the ground (sunk into it at these steps, it would be thrown off: a runaway)
+    return (f"scene: {name}\nenvironment: {{environment: flat, ground: {{type: flat, z: -1}}}}\n"
+            "creatures:\n"
             "  - creature: box\n    bodies: [{name: box, shape: {box: [0.1, 0.1, 0.1]}}]\n"
             f"controllers:\n  - python: {target}\n    creature: box\n"
             "simulation: {duration: 0.05, dt: 1/100}\n")
@@ -597,7 +600,10 @@ def test_ctrl_c_mid_run_keeps_the_earlier_run(project):
 
 
 def test_ctrl_c_mid_render_keeps_the_run(project):
-    (project / "mid.yaml").write_text(TINY.replace("duration: 0.05", "duration: 20").replace("tiny", "mid"))
+    # falling clear of the ground: rk4 at h = 1 ms bounces the box off it ever higher until
+    # it runs away (a SimulationError) after 3 s
+    (project / "mid.yaml").write_text(TINY.replace("duration: 0.05", "duration: 20").replace("tiny", "mid")
+                                      .replace("z: 0}", "z: -2500}"))
     assert subprocess.run([*CORPUS, "run", "mid.yaml", "--quiet"], cwd=project, timeout=300).returncode == 0
     run_dir = project / "outputs/mid"
     before = tree_hash(run_dir)

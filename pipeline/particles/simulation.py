@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.control.fsm import FsmRuntime
-from pipeline.errors import CorpusError, Problem, SimulationError
+from pipeline.errors import CorpusError, SimulationError
 from pipeline.particles.arrays import INTEGRATOR_CODES
 from pipeline.particles.controller import ParticleFsm
 from pipeline.particles.data import ParticleData
@@ -31,6 +31,8 @@ from pipeline.particles.sensors import ParticleSensors
 from pipeline.particles.types import ParticleCreature, is_particle_scene
 from pipeline.progress import frame_progress
 from pipeline.recording import Recorder, Recording
+from pipeline.runaway import POSITION, VELOCITY, RunawayBounds
+from pipeline.spec.loader import problem_at
 from pipeline.spec.types import Scene, SimulationSettings
 
 _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
@@ -48,11 +50,12 @@ class ParticleSimulation:
         self.scene = scene
         self.settings = s = settings or scene.simulation
         if s.integrator not in INTEGRATOR_CODES:
-            raise CorpusError(_at(scene, f"the particle engine integrates with {', '.join(INTEGRATOR_CODES)}, "
-                                         f"not '{s.integrator}'", "simulation.integrator"))
+            raise CorpusError(problem_at(scene.where, "the particle engine integrates with "
+                                         f"{', '.join(INTEGRATOR_CODES)}, not '{s.integrator}'",
+                                         "simulation.integrator"))
         if not s.dt > 0.0 or (s.h is not None and not s.h > 0.0):
-            raise CorpusError(_at(scene, f"dt and h must be positive, got dt = {s.dt}, h = {s.h}",
-                                  "simulation"))
+            raise CorpusError(problem_at(scene.where, f"dt and h must be positive, got dt = {s.dt}, h = {s.h}",
+                                         "simulation"))
         self.dt = float(s.dt)
         self.h = float(s.h) if s.h else self.dt
         self.substeps = substeps(self.dt, self.h)
@@ -60,6 +63,11 @@ class ParticleSimulation:
         self.method = INTEGRATOR_CODES[s.integrator]
         self.sensors = ParticleSensors(self)
         self.reset()
+        n = self.model.nq
+        reach = np.linalg.norm(model.pos0, axis=1) + model.arrays.radius
+        self._runaway = RunawayBounds([POSITION] * n + [VELOCITY] * n, length=float(reach.max(initial=0.0)),
+                                      dt=self.dt, gravity=float(np.linalg.norm(model.arrays.gravity)),
+                                      duration=s.duration, speed0=float(np.abs(model.vel0).max(initial=0.0)))
 
     # -- state --------------------------------------------------------------------------
     def reset(self) -> None:
@@ -109,11 +117,23 @@ class ParticleSimulation:
                     d.counters)
             d.time = t0 + self.dt
             d.frame += 1
-            if not (np.isfinite(d.pos).all() and np.isfinite(d.vel).all()):
-                bad = int(np.argmax(~np.isfinite(d.pos).all(1) | ~np.isfinite(d.vel).all(1)))
-                raise SimulationError(Problem(
-                    f"the simulation became unstable at t = {d.time:.6g} s: mass "
-                    f"'{m.body_names[bad]}' has a non-finite state; lower simulation.h"))
+            self._check_state()
+
+    def _check_state(self) -> None:
+        """NaN/inf or a runaway (pipeline/runaway.py) is an error at the scene's `simulation:`
+        naming the time, the mass and the coordinate."""
+        d = self.data
+        state = np.concatenate([d.pos.ravel(), d.vel.ravel()])
+        i = self._runaway.first_beyond(state, d.time)
+        if i < 0:
+            return
+        n = d.pos.size
+        what = f"{'velocity' if i >= n else 'position'} {'xyz'[i % 3]}"
+        mass = self.model.body_names[(i % n) // 3]
+        why = ("has a non-finite state" if not np.isfinite(state[i])
+               else f"ran away: {what} = {self._runaway.describe(i, float(state[i]), d.time)}")
+        raise SimulationError(problem_at(self.scene.where, f"simulation unstable at t = {d.time:.6g} s: "
+                                                           f"mass {mass!r} {why}; lower simulation.h", "simulation"))
 
     def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
         """Simulate `duration` (default the scene's) from the current state, recording every
@@ -143,11 +163,6 @@ class ParticleSimulation:
         s, f, b, i = (int(x) for x in self.data.counters)
         return {"steps": s, "force_evaluations": f, "backtracks": b, "impacts": i,
                 "time": self.data.time}
-
-
-def _at(scene: Scene, message: str, path: str) -> Problem:
-    w = scene.where
-    return Problem(message, w.file, w.line, w.col, path)
 
 
 def as_scene(spec) -> Scene:

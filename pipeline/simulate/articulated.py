@@ -17,14 +17,17 @@ from pipeline.errors import CorpusError, Problem, SimulationError
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
-from pipeline.physics.model import FREE, JOINT_NQ, JOINT_NV, Model
+from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
+                                    UNIVERSAL, Model)
 from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
                                    body_poses)
+from pipeline import runaway as R
 from pipeline.physics import events as E
 from pipeline.progress import frame_progress
 from pipeline.recording import Recorder, Recording
 from pipeline.simulate.data import Data
 from pipeline.simulate.sensors import Sensors
+from pipeline.spec.loader import problem_at
 from pipeline.spec.types import Scene, SimulationSettings
 
 # the per-frame arrays controllers may write, which the numba step reads as float64 vectors
@@ -46,6 +49,27 @@ def dof_parents(parent: np.ndarray, jtype: np.ndarray) -> np.ndarray:
             inward = d
         last[b] = inward
     return out
+
+
+def state_kinds(tree, nq: int, nv: int) -> np.ndarray:
+    """What each component of the state y = [q | qd | exp_rest] is, which says its runaway
+    bound (pipeline/runaway.py); quaternions and the rests of free and ball joints have none."""
+    kinds = np.full(nq + 2 * nv, R.UNBOUNDED)
+    for b, t in enumerate(tree.jtype):
+        a, v = int(tree.qadr[b]), nq + int(tree.vadr[b])
+        n = JOINT_NV[t]
+        if t == FREE:
+            kinds[a:a + 3] = R.POSITION
+            kinds[v:v + 6] = [R.VELOCITY] * 3 + [R.ANGULAR_VELOCITY] * 3  # body-axes (v, w)
+        elif t == BALL:
+            kinds[v:v + 3] = R.ANGULAR_VELOCITY
+        elif t in (REVOLUTE, UNIVERSAL, PRISMATIC):
+            position, velocity = ((R.POSITION, R.VELOCITY) if t == PRISMATIC
+                                  else (R.ANGLE, R.ANGULAR_VELOCITY))
+            kinds[a:a + n] = position
+            kinds[v:v + n] = velocity
+            kinds[v + nv:v + nv + n] = position  # exp_rest
+    return kinds
 
 
 def event_table(events, model: Model, dof_qpos: np.ndarray) -> np.ndarray:
@@ -88,11 +112,11 @@ class Simulation:
         self.settings = settings or scene.simulation
         s = self.settings
         if s.integrator not in INTEGRATORS:
-            raise CorpusError(_at(scene, f"unknown integrator {s.integrator!r}; expected "
+            raise CorpusError(problem_at(scene.where, f"unknown integrator {s.integrator!r}; expected "
                                          f"one of {', '.join(INTEGRATORS)}",
                                   "simulation.integrator"))
         if not s.dt > 0.0:
-            raise CorpusError(_at(scene, f"dt must be positive, got {s.dt}", "simulation.dt"))
+            raise CorpusError(problem_at(scene.where, f"dt must be positive, got {s.dt}", "simulation.dt"))
         self.dt = float(s.dt)
         self.method = INTEGRATORS[s.integrator]
         self.h = float(s.h) if s.h else self.dt
@@ -118,6 +142,7 @@ class Simulation:
         self._timeline = sorted(scene.timeline, key=lambda c: c.at)
         self.sensors = Sensors(self)
         self.reset()
+        self._runaway = self._runaway_bounds()
 
     # -- state --------------------------------------------------------------------------
     def reset(self) -> None:
@@ -126,6 +151,21 @@ class Simulation:
         self._start_prescribed_roots()
         self.data.controllers = [self._make_controller(ref) for ref in self.scene.controllers]
         self.recording = None
+
+    def _runaway_bounds(self) -> R.RunawayBounds:
+        """The scene's runaway bounds, from the initial state: how far bodies and their
+        geometry reach from the origin, and how fast they start."""
+        m = self.model
+        kinds = state_kinds(m.tree, m.nq, m.nv)
+        origin = np.linalg.norm(self.body_poses()[0], axis=1)  # of each body frame
+        g = m.geoms
+        own = g.body >= 0  # not the world's terrain
+        reach = origin[g.body[own]] + np.linalg.norm(g.pos[own], axis=1) + np.linalg.norm(g.size[own], axis=1)
+        y = np.abs(self.data.y)
+        return R.RunawayBounds(kinds, length=max(origin.max(initial=0.0), reach.max(initial=0.0)), dt=self.dt,
+                               gravity=float(np.linalg.norm(m.gravity)), duration=self.settings.duration,
+                               speed0=float(y[kinds == R.VELOCITY].max(initial=0.0)),
+                               angular_speed0=float(y[kinds == R.ANGULAR_VELOCITY].max(initial=0.0)))
 
     def fork(self) -> "Simulation":
         """A second simulation of the same Model from a copy of this one's Data: both go on
@@ -319,21 +359,30 @@ class Simulation:
         s = self.settings
         t1 = (d.frame + 1) * self.dt
         fail = np.zeros(2)
-        status = advance(self._statics, self._live(), self._work, self.method, d.time, t1,
-                         self.h, float(s.atol), float(s.rtol), float(s.h_min), self.h_max,
-                         d.y, d.cstate, d.counters, d.h_next, fail, self._events, d.event_log,
-                         d.event_count)
+        try:
+            status = advance(self._statics, self._live(), self._work, self.method, d.time, t1,
+                             self.h, float(s.atol), float(s.rtol), float(s.h_min), self.h_max,
+                             d.y, d.cstate, d.counters, d.h_next, fail, self._events, d.event_log,
+                             d.event_count)
+        except ArithmeticError as exc:  # a state so large that a kernel divided by zero
+            raise self._unstable(self._overflow(t1, exc)) from None
         d.frame += 1
         if status == EVENT:
             d.time = float(fail[0])
             d.stopped_by = int(fail[1])
-            return
-        if status != OK:
-            raise SimulationError(_at(self.scene, self._failure(status, fail), "simulation"))
-        d.time = t1
+        elif status != OK:
+            raise self._unstable(self._failure(status, fail))
+        else:
+            d.time = t1
+        bad = self._runaway.first_beyond(d.y, d.time)
+        if bad >= 0:
+            raise self._unstable(self._ran_away(bad))
 
-    def _failure(self, status: int, fail: np.ndarray) -> str:
-        i = int(fail[1])
+    def _unstable(self, message: str) -> SimulationError:
+        return SimulationError(problem_at(self.scene.where, message, "simulation"))
+
+    def _component(self, i: int) -> tuple[int, str]:
+        """(body, "q[i]" / "qd[dof]" / "exp_rest[dof]") of component i of the state y."""
         nq, nv = self.model.nq, self.model.nv
         tree = self.model.tree
         if i < nq:
@@ -341,19 +390,37 @@ class Simulation:
             # bodies without coordinates share their qadr with the next body: take the owner
             while JOINT_NQ[tree.jtype[b]] == 0 and b > 0:
                 b -= 1
-            what = f"q[{i}]"
-        else:
-            dof = (i - nq) % nv
-            b = int(self._dof_body[dof])
-            what = f"qd[{dof}]" if i < nq + nv else f"exp_rest[{dof}]"
-        body = self.model.body_names[b]
+            return b, f"q[{i}]"
+        dof = (i - nq) % nv
+        return int(self._dof_body[dof]), f"qd[{dof}]" if i < nq + nv else f"exp_rest[{dof}]"
+
+    def _failure(self, status: int, fail: np.ndarray) -> str:
+        b, what = self._component(int(fail[1]))
         if status == NONFINITE:
             why = "the state became NaN/inf"
         else:
             why = (f"the step size fell below h_min = {self.settings.h_min:g} s "
                    f"(the error of {what} would not come down)")
-        return (f"simulation unstable at t = {fail[0]:.9g} s: {why} in body {body!r} "
-                f"({what}); try a smaller h or dt, a tighter rkf45 tolerance, or softer springs")
+        return (f"simulation unstable at t = {fail[0]:.9g} s: {why} in body {self.model.body_names[b]!r} "
+                f"({what}){_ADVICE}")
+
+    def _ran_away(self, i: int) -> str:
+        b, what = self._component(i)
+        d = self.data
+        joint = f"joint {self.model.joint_names[b]!r} ({JOINT_TYPE_NAMES[self.model.tree.jtype[b]]})"
+        return (f"simulation unstable at t = {d.time:.9g} s: the state ran away in body "
+                f"{self.model.body_names[b]!r}, {joint}: {what} = "
+                f"{self._runaway.describe(i, float(d.y[i]), d.time)}{_ADVICE}")
+
+    def _overflow(self, t1: float, exc: ArithmeticError) -> str:
+        """The step kernel failed on numbers out of range: name the largest component."""
+        y = self.data.y
+        i = int(np.argmax(np.where(np.isfinite(y), np.abs(y), np.inf)))
+        b, what = self._component(i)
+        return (f"simulation unstable between t = {self.data.time:.9g} and {t1:.9g} s: the state grew "
+                f"out of range ({type(exc).__name__} in the step), largest in body "
+                f"{self.model.body_names[b]!r}, joint {self.model.joint_names[b]!r} ({what} = {y[i]:.3g})"
+                f"{_ADVICE}")
 
     def stats(self) -> dict:
         """Integration counters, in total and per simulated second."""
@@ -367,28 +434,7 @@ class Simulation:
         return out
 
 
-def _at(scene: Scene, message: str, path: str) -> Problem:
-    """A problem at `path` ("simulation.h") where the scene's file writes it, else at the scene."""
-    w = scene.where
-    mark = _field_mark(w.file, path)
-    if mark is None:
-        return Problem(message, file=w.file, line=w.line, col=w.col, path=path)
-    return Problem(message, file=mark.file, line=mark.line, col=mark.col, path=path)
-
-
-def _field_mark(file: str | None, path: str):
-    """The mark of a dotted field in a YAML file; None when the file is gone (a scene given as a
-    dict: `corpus batch` locates its jobs' problems by path) or does not write that field."""
-    from pipeline.spec.loader import mark_at, read_file
-
-    if not file:
-        return None
-    try:
-        doc = read_file(file)
-    except CorpusError:
-        return None
-    mark = mark_at(doc, path.split("."))
-    return None if mark is doc.mark else mark
+_ADVICE = "; try a smaller h or dt, a tighter rkf45 tolerance, or softer springs"
 
 
 def _unknown(kind: str, name: str, known) -> Exception:

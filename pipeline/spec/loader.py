@@ -131,6 +131,24 @@ def join_path(path: str, rest: str) -> str:
     return f"{path}.{rest}" if path else rest
 
 
+def problem_at(where: Where, message: str, path: str) -> Problem:
+    """A problem at the dotted field `path` ("simulation.h") of the file `where` points into,
+    at the line that writes it; at `where` itself when that file is gone (a scene given as a
+    dict: `corpus batch` locates its jobs' problems by path) or does not write the field."""
+    mark = None
+    if where.file:
+        try:
+            doc = read_file(where.file)
+        except CorpusError:
+            doc = None
+        mark = mark_at(doc, path.split(".")) if doc is not None else None
+        if doc is not None and mark is doc.mark:
+            mark = None
+    if mark is None:
+        return Problem(message, file=where.file, line=where.line, col=where.col, path=path)
+    return Problem(message, file=mark.file, line=mark.line, col=mark.col, path=path)
+
+
 def where_of(mark: Mark, path: str) -> Where:
     """The `Where` a Spec object keeps: its mark and field path."""
     return Where(mark.file, mark.line, mark.col, path)

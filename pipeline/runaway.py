@@ -1,0 +1,73 @@
+"""Runaway states: divergence that stays finite, caught like NaN (shared by both engines).
+
+A step too large for a stiff spring can grow the state by orders of magnitude per frame
+without ever overflowing (q = 1e257 rad was once published as a good run), and a state that
+large later divides by zero inside a kernel. After every frame each engine compares every
+coordinate and velocity with a bound derived from the scene, `FACTOR` times beyond anything
+its motion can reach:
+
+    L  the scene's size: how far bodies and their geometry reach from the world origin at
+       the start (at least MIN_LENGTH)
+    V  a speed no motion of the scene reaches: the larger of crossing L in one frame (L / dt;
+       the recording could not even follow that) and the initial speeds plus falling across
+       L plus falling for the whole run (|v0| + sqrt(2 g L) + g T)
+    W  an angular speed: the larger of a turn per frame (2 pi / dt) and the initial one
+
+    positions  |x| <= FACTOR (L + V T)     velocities          |v| <= FACTOR V
+    angles     |a| <= FACTOR (2 pi + W T)  angular velocities  |w| <= FACTOR W
+
+T is the scene's duration, or the time reached when a run goes on past it. Quaternions are
+renormalised every step and need no bound. A state beyond its bound is reported like NaN:
+its time, body, joint and value, and nothing is published.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+FACTOR = 100.0
+MIN_LENGTH = 0.01  # m: a millimetre creature at the origin still gets a centimetre's room
+
+# what a state component is, which says its bound
+POSITION, VELOCITY, ANGLE, ANGULAR_VELOCITY, UNBOUNDED = range(5)
+UNITS = ("m", "m/s", "rad", "rad/s", "")
+
+
+class RunawayBounds:
+    """Per-component bounds of a state vector whose components are of the given `kinds`."""
+
+    def __init__(self, kinds, *, length: float, dt: float, gravity: float, duration: float,
+                 speed0: float = 0.0, angular_speed0: float = 0.0):
+        self.kinds = np.asarray(kinds, np.int64)
+        self.length = max(float(length), MIN_LENGTH)
+        self.dt = float(dt)
+        self.gravity = abs(float(gravity))
+        self.duration = float(duration)
+        self.speed0 = float(speed0)
+        self.angular_speed0 = float(angular_speed0)
+        self._horizon = math.nan
+        self._limits = np.empty(0)
+
+    def limits(self, t: float) -> np.ndarray:
+        """The bound of every component for a run that has reached time t."""
+        horizon = max(self.duration, t)
+        if horizon != self._horizon:
+            L, g = self.length, self.gravity
+            v = max(L / self.dt, self.speed0 + math.sqrt(2 * g * L) + g * horizon)
+            w = max(2 * math.pi / self.dt, self.angular_speed0)
+            by_kind = FACTOR * np.array([L + v * horizon, v, 2 * math.pi + w * horizon, w, math.inf])
+            self._limits = by_kind[self.kinds]
+            self._horizon = horizon
+        return self._limits
+
+    def first_beyond(self, state: np.ndarray, t: float) -> int:
+        """Index of the first component beyond its bound (or NaN), -1 when there is none."""
+        beyond = ~(np.abs(state) <= self.limits(t))
+        return int(np.argmax(beyond)) if beyond.any() else -1
+
+    def describe(self, i: int, value: float, t: float) -> str:
+        unit = UNITS[self.kinds[i]]
+        unit = f" {unit}" if unit else ""
+        return (f"{value:.3g}{unit}, beyond {self.limits(t)[i]:.3g}{unit}, {FACTOR:g} times what this "
+                "scene's size, speeds and duration allow")
