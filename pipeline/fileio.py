@@ -4,8 +4,10 @@ built in a staging folder and published into their folder only when all of them 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
+import socket
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem
@@ -56,9 +58,20 @@ def check_folder_target(folder: Path, what: str) -> None:
 
 @contextlib.contextmanager
 def staging_folder(target: Path, what: str):
-    """Yield a new empty folder beside `target` (`.NAME.partial-PID`) to build outputs in;
-    it is removed when the block ends, whether or not `publish` moved its contents out."""
-    stage = target.parent / f".{target.name}.partial-{os.getpid()}"
+    """Yield a new empty folder beside `target` (`.NAME.partial-HOST-PID`) to build outputs in;
+    it is removed when the block ends, whether or not `publish` moved its contents out.
+
+    A process killed outright (SIGKILL, a lost machine) cannot remove its staging folder, so
+    the stale ones of `target` are removed first: those of processes of this host that no
+    longer run. The host is in the name because the folder may be on storage that several
+    machines share (a Dask batch), where another host's process ids mean nothing here."""
+    prefix = f".{target.name}.partial-"
+    host = socket.gethostname()
+    stage = target.parent / f"{prefix}{host}-{os.getpid()}"
+    for stale in target.parent.glob(f"{glob.escape(prefix)}*"):
+        owner, _, pid = stale.name[len(prefix):].rpartition("-")
+        if owner == host and pid.isdigit() and not process_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
     shutil.rmtree(stage, ignore_errors=True)
     try:
         stage.mkdir(parents=True)
@@ -68,6 +81,17 @@ def staging_folder(target: Path, what: str):
         yield stage
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (perhaps another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def publish(stage: Path, target: Path) -> None:
@@ -82,3 +106,19 @@ def publish(stage: Path, target: Path) -> None:
             os.replace(item, destination)
     except OSError as exc:
         raise CorpusError(Problem(f"cannot write: {exc.strerror or exc}", str(target))) from exc
+
+
+def remove_all_but(folder: Path, keep: set[str]) -> None:
+    """Remove every file and folder in `folder` whose name is not in `keep` (a link is
+    removed, never followed)."""
+    try:
+        for item in folder.iterdir():
+            if item.name in keep:
+                continue
+            if item.is_dir() and not item.is_symlink():
+                shutil.rmtree(item)
+            else:
+                item.unlink()
+    except OSError as exc:
+        raise CorpusError(Problem(f"cannot remove an earlier run's file: {exc.strerror or exc}",
+                                  str(exc.filename or folder))) from exc

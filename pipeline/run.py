@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import CorpusError, Problem, raise_if_interrupted
-from pipeline.fileio import atomic_write_text, check_folder_target, publish, staging_folder
+from pipeline.fileio import atomic_write_text, check_folder_target, publish, remove_all_but, staging_folder
 from pipeline.progress import frame_length
 
 OUTPUT_ROOT = Path("outputs")
@@ -75,8 +75,11 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
                                                                     base_dir=base_dir)
     timings["load_s"] = time.perf_counter() - t0
 
-    out_dir = Path(out_dir) if out_dir is not None else default_out_dir(scene)
-    check_out_dir(out_dir)
+    shown = Path(out_dir) if out_dir is not None else default_out_dir(scene)
+    check_out_dir(shown)
+    # every path is fixed before user code runs: a controller may change the working directory
+    out_dir = shown.absolute()
+    inputs = {str(p): file_sha256(p) for p in scene.files}
     if duration is not None:
         check_duration(duration, scene.simulation)
     options = {**scene.outputs, **(export_options or {}), "quiet": quiet}
@@ -108,7 +111,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
             "seed": scene.simulation.seed,
             "dt": sim.dt,
             "simulated_time_s": float(recording.time[-1]) if len(recording.time) else 0.0,
-            "inputs": {str(p): file_sha256(p) for p in scene.files},
+            "inputs": inputs,
             "versions": versions(),
             "timings": {k: round(v, 4) for k, v in timings.items()},
             "stats": sim.stats() if hasattr(sim, "stats") else {},
@@ -119,7 +122,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         raise_if_interrupted()  # an interrupt a library swallowed must not publish
         _publish(stage, out_dir, manifest)
     files = [out_dir / name for name in manifest["files"]] + [out_dir / "manifest.json"]
-    return RunResult(out_dir=out_dir, manifest=manifest, files=files)
+    return RunResult(out_dir=shown, manifest=manifest, files=files)
 
 
 RUN_FILES = ("manifest.json", "scene.json", "trajectory.npz")
@@ -137,23 +140,26 @@ def check_out_dir(out_dir: Path) -> None:
 
 def check_duration(duration: float, settings) -> None:
     """A --duration (or `duration=`) that overrides the scene's must be one it could say."""
-    from pipeline.spec.checks import run_length
+    from pipeline.spec.checks import run_length, whole_frames
 
     if not (math.isfinite(duration) and duration > 0):
         raise CorpusError(Problem(f"expected a positive number of seconds, got {duration:g}", path="--duration"))
-    too_long = run_length(duration, settings.dt, settings.h, settings.integrator)
-    if too_long:
-        raise CorpusError(Problem(too_long, path="--duration"))
+    wrong = run_length(duration, settings.dt, settings.h, settings.integrator) or whole_frames(duration, settings.dt)
+    if wrong:
+        raise CorpusError(Problem(wrong, path="--duration"))
 
 
 def _publish(stage: Path, out_dir: Path, manifest: dict) -> None:
-    """Move a finished staging folder's files into out_dir, the manifest last.
+    """Move a finished staging folder's files into out_dir, the manifest last, so that the
+    folder then holds exactly what the manifest lists.
 
     The old manifest goes first, so that until the new one lands the directory does not
-    claim to be complete with a mix of old and new files.
+    claim to be complete with a mix of old and new files; an earlier run's exports that
+    this one did not make (its video, when this run has none) go before the new one lands.
     """
     (out_dir / "manifest.json").unlink(missing_ok=True)
     publish(stage, out_dir)
+    remove_all_but(out_dir, set(manifest["files"]))
     atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True))
 
 

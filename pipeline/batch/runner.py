@@ -50,8 +50,11 @@ class BatchResult:
 
 
 def job_payload(job: Job, root: Path) -> dict:
+    """What a worker needs, with absolute paths: a Dask worker's working directory is not
+    ours. `origin` stays as the user wrote it, for messages; `origin_file` is read."""
     return {"name": job.name, "hash": job.hash, "source": job.source, "params": job.params,
-            "out_dir": str(job.out_dir(root).resolve()), "origin": job.origin, "base_dir": job.base_dir}
+            "out_dir": str(job.out_dir(root).resolve()), "origin": job.origin,
+            "origin_file": str(Path(job.origin).resolve()) if job.origin else "", "base_dir": job.base_dir}
 
 
 def _row(job: Job, root: Path, status: str, wall: float = 0.0, message: str = "") -> dict:
@@ -95,6 +98,7 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
     for origin, message in invalid:
         result.rows.append({"name": Path(origin).stem, "status": "invalid", "wall_s": 0.0, "params": {},
                             "out_dir": "", "message": message})
+        _say(f"{Path(origin).stem}: invalid: {message}", None)
 
     todo: list[Job] = []
     seen: set[str] = set()
@@ -120,7 +124,7 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(failed=len(result.failed), refresh=False)
-                if outcome.status != "done" and not quiet:
+                if outcome.status != "done":  # also with --quiet: a failure is never silent
                     _say(f"{job.name}: {outcome.status}: {outcome.message}", bar)
     finally:
         if bar is not None:
@@ -172,7 +176,7 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=float, help="seconds before a job is killed and reported")
     p.add_argument("--force", action="store_true", help="re-run jobs whose outputs are already complete")
     p.add_argument("--out", default="outputs/batch", help="output root (default: outputs/batch)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary line (failures are still listed)")
     p.add_argument("--allow-outside", action="store_true", help="allow includes outside the project")
     p.set_defaults(func=main)
 

@@ -91,22 +91,35 @@ def jobs_from_file(path: Path, *, allow_outside: bool = False) -> list[Job]:
     folder = str(Path(scene_path).resolve().parent)
     if not block:
         return [Job(base.name, source, base.files, {}, str(path), folder)]
-    jobs = []
+    jobs, problems = [], []  # every variant's problems, not only the first one's
     for assignment in expand_parameters(block):
-        doc_i = copy.deepcopy(source)
-        variant = job_name(base.name, assignment)
-        for p, value in assignment.items():
-            try:
-                set_path(doc_i, p, plain(value))
-            except CorpusError as error:
-                raise located_in_sweep(error, block, variant, p) from None
         try:
-            scene_i = load_scene(doc_i, allow_outside=allow_outside, base_dir=folder)
+            scene_i = _variant(source, block, assignment, base.name, folder, allow_outside)
         except CorpusError as error:
-            raise located_in_sweep(error, block, variant) from None
+            problems.extend(p for p in error.problems if p not in problems)
+            continue
         jobs.append(Job(job_name(base.name, assignment), scene_i.source, base.files,
                         {p: plain(v) for p, v in assignment.items()}, str(path), folder))
+    if problems:
+        raise CorpusError(problems)
     return jobs
+
+
+def _variant(source: dict, block, assignment: dict, scene_name: str, folder: str, allow_outside: bool):
+    """The Scene of one variant; its problems point into the sweep (located_in_sweep)."""
+    from pipeline.spec.resolve import load_scene
+
+    doc = copy.deepcopy(source)
+    variant = job_name(scene_name, assignment)
+    for p, value in assignment.items():
+        try:
+            set_path(doc, p, plain(value))
+        except CorpusError as error:
+            raise located_in_sweep(error, block, variant, p) from None
+    try:
+        return load_scene(doc, allow_outside=allow_outside, base_dir=folder)
+    except CorpusError as error:
+        raise located_in_sweep(error, block, variant) from None
 
 
 def located_in_sweep(error: CorpusError, block, variant: str, parameter: str = "") -> CorpusError:

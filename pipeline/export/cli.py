@@ -125,14 +125,33 @@ def render_run(run_dir: Path, out_dir: Path, args) -> list[Path]:
                       if value is not None), "outputs.fps")
     frame_count(opts.sample_rate, float(recording.time[-1] - recording.time[0]) if len(recording) else 0.0,
                 rate_flag)
+    into_run = out_dir.resolve() == run_dir.resolve()
     with staging_folder(out_dir, "the export folder") as stage:
         written = export_run(recording, model, scene, stage, opts)
-        if out_dir.resolve() == run_dir.resolve():
+        if into_run:
             restated = restate_outputs(json.loads(scene_file.read_text(encoding="utf-8")), options, args)
             atomic_write_text(stage / "scene.json", json.dumps(restated, indent=1, sort_keys=True))
         raise_if_interrupted()  # an interrupt a library swallowed must not publish
+        names = [item.name for item in stage.iterdir()]
         publish(stage, out_dir)
+    if into_run:
+        list_in_manifest(run_dir, names)
     return [out_dir / path.relative_to(stage) for path in written]
+
+
+def list_in_manifest(run_dir: Path, names: list[str]) -> None:
+    """Add exports rendered into a run directory to its manifest's files, which list
+    everything the directory holds (a manifest that cannot be read is left alone)."""
+    from pipeline.fileio import atomic_write_text
+
+    path = run_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        files = set(manifest["files"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return
+    manifest["files"] = sorted(files | set(names))
+    atomic_write_text(path, json.dumps(manifest, indent=1, sort_keys=True))
 
 
 def main(args) -> int:

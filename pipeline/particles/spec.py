@@ -362,7 +362,7 @@ def scene_parts(doc: MDict, inc: Includes, problems: list[Problem]):
         cdoc = _included(entry["use"], entry.value_mark("use"), f"{path}.use", inc, entry.get("with"), problems)
         if cdoc is not None:
             creature = _resolved(problems, cdoc, where_of(items.item_mark(i), path), name=entry.get("name"),
-                                 at=to_si(entry, "scene", "/$defs/creature_item").get("at"),
+                                 at=to_si(entry, "scene", "/$defs/creature_item", path).get("at"),
                                  velocity=entry.get("velocity"))
             if creature is not None:
                 creatures.append(creature)

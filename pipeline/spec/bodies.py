@@ -18,7 +18,7 @@ def build_creature(doc: MDict, path: str, entry_path: str, mark: Mark,
                    problems: list[Problem]) -> Creature | None:
     """`path`: field path prefix of the creature document; `entry_path`, `mark`: where the
     scene names this creature, for scene-level messages."""
-    si = to_si(doc, "creature")
+    si = to_si(doc, "creature", path=path)
     bodies = doc["bodies"]
     order = checks.tree_order(bodies, join_path(path, "bodies"), problems)
     mode = si.get("root", {}).get("mode", "free")
@@ -114,12 +114,13 @@ def _free_root_state(body, joint, R, t, creature_si, creature_doc, joint_si, pat
     return Pose(), Joint(joint.type, joint.axes, tuple(float(x) for x in q0), qd0, joint.forces, joint.where)
 
 
-def obstacle_creatures(env_doc: MDict, problems: list[Problem]) -> list[Creature]:
-    """Obstacles become one-body creatures: static ones fixed to the world, free ones free."""
+def obstacle_creatures(env_doc: MDict, problems: list[Problem], env_path: str = "") -> list[Creature]:
+    """Obstacles become one-body creatures: static ones fixed to the world, free ones free.
+    `env_path`: where the environment sits in its file ("environment" inline in a scene)."""
     out = []
-    si_env = to_si(env_doc, "environment")
+    si_env = to_si(env_doc, "environment", path=env_path)
     for i, (doc, si) in enumerate(zip(env_doc.get("obstacles", ()), si_env.get("obstacles", ()))):
-        path = f"environment.obstacles[{i}]"
+        path = join_path(env_path, f"obstacles[{i}]")
         n0 = len(problems)
         mode = si.get("mode", "static")
         try:

@@ -6,6 +6,7 @@ name (timeline commands, controller targets), and values that must be positive.
 from __future__ import annotations
 
 import difflib
+import math
 
 from pipeline.errors import Problem
 from pipeline.spec.loader import MDict, Mark
@@ -131,6 +132,18 @@ def check_command_names(args: MDict, names: dict[str, list[str]], creatures,
 # duration (1e-9 for 1e-3, 1e9 for 1e3) must not look like a hung job.
 MAX_FRAMES = 10**7  # recorded frames and controller calls: hours of simulated time at 1/240 s
 MAX_FIXED_STEPS = 10**10  # fixed-step integrator steps: hours of CPU at microseconds a step
+
+
+def whole_frames(duration: float, dt: float) -> str | None:
+    """Why `duration` is not a whole number of frames of dt, or None. A run is simulated and
+    recorded frame by frame; rounding up quietly ran 0.1 s for a duration of 0.001 s."""
+    frames = duration / dt
+    if round(frames) >= 1 and abs(frames - round(frames)) <= 1e-6 * frames:
+        return None
+    below, above = math.floor(frames) * dt, math.ceil(frames) * dt
+    choices = f"{below:.6g} s or {above:.6g} s" if below > 0 else f"{above:.6g} s"
+    return (f"{duration:g} s is {frames:.6g} frames of dt = {dt:.6g} s, but a run is a whole number of "
+            f"frames: make it {choices}, or choose a dt that divides it")
 
 
 def run_length(duration: float, dt: float, h: float | None, integrator: str) -> str | None:

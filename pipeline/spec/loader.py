@@ -30,6 +30,10 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 # An alias may repeat a subtree; past this many repeated nodes the file is an alias bomb.
 MAX_ALIAS_NODES = 10_000
 MAX_NODES = 2_000_000
+# ... and past this much text: a few aliases of one long string are a bomb of few nodes (100
+# aliases of a 1 MB string made a 106 MB scene.json). Without aliases a document's text is
+# never longer than its file, so this is the file limit.
+MAX_EXPANDED_CHARS = MAX_FILE_BYTES
 MAX_DEPTH = 200
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -218,6 +222,7 @@ class _Builder:
         self.problems: list[Problem] = []
         self.nodes = 0
         self.alias_nodes = 0
+        self.chars = 0  # text of every scalar built, keys included, repeats counted again
         self.seen: set[int] = set()
         self.active: set[int] = set()
 
@@ -237,6 +242,7 @@ class _Builder:
             raise CorpusError(mark.problem("refused: an alias refers to the node that contains it"))
         self.seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
+            self._count_text(node.value, mark)
             try:
                 return _scalar(node)
             except ValueError as exc:
@@ -254,6 +260,13 @@ class _Builder:
             return self._mapping(node, mark, depth, in_alias)
         finally:
             self.active.discard(id(node))
+
+    def _count_text(self, text: str, mark: Mark) -> None:
+        self.chars += len(text)
+        if self.chars > MAX_EXPANDED_CHARS:
+            raise CorpusError(mark.problem(
+                f"refused: aliases expand the document to more than {MAX_EXPANDED_CHARS // 2**20} MB of "
+                "text (an alias bomb?), more than a file may hold"))
 
     def _check_tag(self, node, expected: str, mark: Mark) -> None:
         if node.tag != expected:
@@ -273,6 +286,7 @@ class _Builder:
                 self.problems.append(key_mark.problem("a key must be a plain string"))
                 continue
             key = key_node.value
+            self._count_text(key, key_mark)
             if key in out:
                 first = out.key_marks[key]
                 self.problems.append(key_mark.problem(

@@ -101,8 +101,10 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
     particles = _particle_parts(doc, inc, problems)
     if particles is None:
         creatures = _creatures(doc, lone_creature, problems)
-        creatures.extend(obstacle_creatures(doc["environment"], problems))
-        environment = to_si(doc["environment"], "environment")
+        # field paths are relative to the file a problem points into (see _creatures)
+        env_path = "environment" if doc["environment"].mark.file == doc.mark.file else ""
+        creatures.extend(obstacle_creatures(doc["environment"], problems, env_path))
+        environment = to_si(doc["environment"], "environment", path=env_path)
     else:  # point masses, not bodies: nothing below finds a body by name
         creatures, environment = list(particles[0]), particles[1]
     _unique_creature_names(doc, creatures, problems)
@@ -113,12 +115,12 @@ def _build_scene(doc: MDict, inc: Includes, lone_creature: bool = False) -> Scen
             owners.setdefault(b.name, []).append(c.name)
     controllers = tuple(_controllers(doc, by_name, problems))
     timeline = tuple(_timeline(doc, owners, by_name, problems))
-    events = resolve_events(doc, to_si(doc["events"], "scene", "/properties/events"), owners,
+    events = resolve_events(doc, to_si(doc["events"], "scene", "/properties/events", "events"), owners,
                             problems) if "events" in doc else ()
     simulation = _simulation(doc, problems)
     if problems:
         raise CorpusError(checks.in_file_order(problems))
-    outputs = to_si(doc["outputs"], "outputs") if "outputs" in doc else {}
+    outputs = to_si(doc["outputs"], "outputs", path="outputs") if "outputs" in doc else {}
     return Scene(
         name=doc["scene"], creatures=tuple(creatures), environment=environment,
         controllers=controllers, timeline=timeline, events=events, simulation=simulation, outputs=outputs,
@@ -182,7 +184,7 @@ def _timeline(doc, owners, by_name, problems):
         checks.positive(at, entry.value_mark("at"), f"{path}.at", "a command time", problems, allow_zero=True)
         (action, args), = entry["do"].items()
         checks.check_command_names(args, owners, by_name, f"{path}.do.{action}", problems)
-        si_args = to_si(entry["do"], "commands")[action]
+        si_args = to_si(entry["do"], "commands", path=f"{path}.do")[action]
         entries.append(Command(at, action, si_args if isinstance(si_args, dict) else {"value": si_args},
                                where_of(doc["timeline"].item_mark(i), path)))
     return sorted(entries, key=lambda c: c.at)
@@ -196,7 +198,7 @@ def _simulation(doc, problems) -> SimulationSettings:
     sim = doc.get("simulation")
     if sim is None:
         return SimulationSettings()
-    si = to_si(sim, "scene", "/properties/simulation")
+    si = to_si(sim, "scene", "/properties/simulation", "simulation")
     for key in ("duration", "dt", "h", "h_min", "h_max", "atol", "rtol"):
         if key in si:
             checks.positive(si[key], sim.value_mark(key), f"simulation.{key}", f"`{key}`", problems)
@@ -207,8 +209,9 @@ def _simulation(doc, problems) -> SimulationSettings:
     defaults = SimulationSettings()
     settings = SimulationSettings(**{k: si.get(k, getattr(defaults, k)) for k in defaults.__dataclass_fields__})
     if settings.duration > 0 and settings.dt > 0 and (settings.h or 1) > 0:
-        too_long = checks.run_length(settings.duration, settings.dt, settings.h, settings.integrator)
-        if too_long:
+        wrong = (checks.run_length(settings.duration, settings.dt, settings.h, settings.integrator)
+                 or checks.whole_frames(settings.duration, settings.dt))
+        if wrong:
             problems.append(sim.value_mark("duration" if "duration" in sim else "dt").problem(
-                too_long, "simulation.duration" if "duration" in sim else "simulation.dt"))
+                wrong, "simulation.duration" if "duration" in sim else "simulation.dt"))
     return settings

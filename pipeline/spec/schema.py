@@ -142,15 +142,16 @@ def _is_type(value, name: str) -> bool:
     return isinstance(value, _JSON_TYPES[name]) and not (name != "boolean" and isinstance(value, bool))
 
 
-def to_si(doc, name: str, pointer: str = ""):
+def to_si(doc, name: str, pointer: str = "", path: str = ""):
     """A plain copy of a valid document of schema `name` (or of the part of that schema at
-    the JSON `pointer`, e.g. "/properties/simulation") with all quantities in SI."""
+    the JSON `pointer`, e.g. "/properties/simulation") with all quantities in SI. `path` is
+    where `doc` sits in its file ("simulation"), the prefix of the field paths of problems."""
     from pipeline.spec.units import to_si_document
 
     node = inlined(name)
     for segment in filter(None, pointer.split("/")):
         node = node[segment]
-    return to_si_document(doc, node)
+    return to_si_document(doc, node, path)
 
 
 @functools.cache

@@ -82,7 +82,7 @@ def negate(value):
     return -value
 
 
-def to_si_document(doc, schema: dict) -> object:
+def to_si_document(doc, schema: dict, path: str = "") -> object:
     """A plain (unmarked) copy of a schema-valid `doc` with every quantity field in SI.
 
     `schema` is an inlined schema (pipeline.spec.schema.inlined: no $refs); `anyOf`
@@ -119,4 +119,4 @@ def to_si_document(doc, schema: dict) -> object:
                     else plain(v) for i, v in enumerate(value)]
         return value
 
-    return walk(doc, schema, getattr(doc, "mark", NOWHERE), "")
+    return walk(doc, schema, getattr(doc, "mark", NOWHERE), path)
