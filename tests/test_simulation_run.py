@@ -62,8 +62,8 @@ def test_controller_problems_name_the_scene_line():
     assert "not callable" in messages[2] and "package.module:function" in messages[3]
     sim = simulate(hinge(), dt=0.01, controllers=[ControllerRef(
         kind="python", python="simulation_controllers:broken", where=Where("s.yaml", 4, 3))])
-    with pytest.raises(CorpusError, match=r"s.yaml:4:3: .*raised ValueError at t = 0.02 s: "
-                                          r"sensor unplugged"):
+    with pytest.raises(CorpusError, match=r"s.yaml:4:3: .*raised ValueError in \S*simulation_controllers.py:15 "
+                                          r"at t = 0.02 s: sensor unplugged"):
         sim.run(0.1, progress=False)
 
 

@@ -79,9 +79,14 @@ class DaskExecutor:
                 self._client = Client(self._cluster)
         except (OSError, TimeoutError, ValueError) as e:  # ValueError: a malformed address
             raise CorpusError(f"cannot reach the Dask scheduler {self.scheduler or '(local cluster)'}: {e}") from None
+        self._submitted = []
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None and self._submitted:
+            # interrupted: the scheduler must not start them, and running ones give up
+            # (run_dask_job); with an external scheduler nothing else would stop them
+            self._client.cancel(self._submitted, force=True)
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
@@ -100,8 +105,9 @@ class DaskExecutor:
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
         from dask.distributed import as_completed as dask_completed
 
-        futures = {self._client.submit(run_job_process, p, timeout, key=f"corpus-{p['hash'][:16]}", pure=False): p
+        futures = {self._client.submit(run_dask_job, p, timeout, key=f"corpus-{p['hash'][:16]}", pure=False): p
                    for p in payloads}
+        self._submitted = list(futures)
         for fut in dask_completed(futures):
             payload = futures[fut]
             try:
@@ -109,6 +115,22 @@ class DaskExecutor:
             except Exception as e:  # a lost worker or a scheduler failure is this job's failure only
                 outcome = JobOutcome("failed", f"dask: {type(e).__name__}: {e}")
             yield payload, outcome
+
+
+def run_dask_job(payload: dict, timeout: float | None) -> JobOutcome:
+    """run_job_process on a Dask worker, abandoning the job once its task is cancelled: the
+    client cancelled it, or was killed or lost and the scheduler released its work. Dask
+    cannot stop a running task by itself; the job's process would simulate on for nothing."""
+    from distributed import get_worker
+    from distributed.worker import thread_state
+
+    worker, key = get_worker(), getattr(thread_state, "key", None)
+
+    def still_wanted() -> bool:
+        task = worker.state.tasks.get(key)
+        return task is not None and task.state not in ("cancelled", "released", "forgotten")
+
+    return run_job_process(payload, timeout, still_wanted if key is not None else None)
 
 
 def make_executor(kind: str, jobs: int | None, scheduler: str | None):

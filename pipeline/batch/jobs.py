@@ -35,12 +35,16 @@ class Job:
         return Path(root) / f"{self.name}-{self.hash[:12]}"
 
     def is_complete(self, root: Path) -> bool:
-        """A job is done when its directory has a manifest for exactly this job."""
-        manifest = self.out_dir(root) / "manifest.json"
-        try:
-            return json.loads(manifest.read_text()).get("job_hash") == self.hash
-        except (OSError, ValueError):
-            return False
+        return published(self.out_dir(root), self.hash)
+
+
+def published(out_dir: str | Path, job_hash: str) -> bool:
+    """A job is done when its directory has a manifest for exactly this job (a process that
+    exits 0 is not enough: user code may have ended it before anything was published)."""
+    try:
+        return json.loads((Path(out_dir) / "manifest.json").read_text()).get("job_hash") == job_hash
+    except (OSError, ValueError, AttributeError):  # AttributeError: a manifest that is not a mapping
+        return False
 
 
 def job_name(scene_name: str, params: dict) -> str:

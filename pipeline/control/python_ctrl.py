@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from pipeline.control.commands import located, register_controller_kind
+from pipeline.control.user_code import call_user
 from pipeline.errors import CorpusError
 
 
@@ -26,13 +27,11 @@ def load_callable(target: str, where=None):
                                   "'package.module:function'", where))
     try:
         with _scene_folder_first(where):
-            obj = importlib.import_module(module_name)
+            obj = call_user(f"python controller {target!r}: importing {module_name!r}", where, "",
+                            importlib.import_module, module_name, passing=(ImportError,))
     except ImportError as exc:
         raise CorpusError(located(f"python controller {target!r}: cannot import "
                                   f"{module_name!r} ({exc})", where)) from exc
-    except Exception as exc:  # the user's module failed while it was being imported
-        raise CorpusError(located(f"python controller {target!r}: importing {module_name!r} raised "
-                                  f"{type(exc).__name__}: {exc}", where)) from exc
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -82,14 +81,8 @@ class PythonController:
         return twin
 
     def __call__(self, sim, t: float) -> None:
-        try:
-            self.func(sim, t, self.params)
-        except CorpusError:
-            raise
-        except Exception as exc:  # user code: report where it is named, keep the cause
-            raise CorpusError(located(f"python controller {self.ref.python!r} raised "
-                                      f"{type(exc).__name__} at t = {t:.6g} s: {exc}",
-                                      self.ref.where)) from exc
+        call_user(f"python controller {self.ref.python!r}", self.ref.where, f"at t = {t:.6g} s",
+                  self.func, sim, t, self.params)
 
 
 def make_python_controller(sim, ref):
