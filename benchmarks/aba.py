@@ -4,7 +4,8 @@
 
 Prints microseconds per forward-dynamics call for a 38-DOF hexapod-shaped tree and a
 27-DOF humanoid-shaped tree: ours from a numba loop and per call from Python (the kernel
-with preallocated arrays, and the allocating `forward_dynamics` wrapper), Pinocchio's
+with preallocated arrays, and the `forward_dynamics` wrapper, which keeps one
+workspace per model in a numba StructRef: pipeline.physics.calls), Pinocchio's
 `pin.aba` per call from Python, and the ratios. Pinocchio's own C++ time is estimated as
 its per-call time minus that of a one-joint model (the binding's fixed cost); compiling
 Pinocchio's C++ benchmarks would need Eigen headers the wheel does not ship. Then the O(n) scaling exponent of our

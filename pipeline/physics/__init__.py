@@ -1,6 +1,7 @@
 """The articulated-body core and the simulation loop.
 
-Public functions (allocating Python wrappers over the numba kernels):
+Public functions (Python wrappers over the numba kernels; each returns fresh arrays, and
+the dynamics reuse one workspace per model, pipeline.physics.calls):
 
     forward_dynamics(model, q, qd, tau, f_ext=None, qdd_prescribed=None) -> qdd      (ABA)
     prescribed_dynamics(model, q, qd, tau, qdd_prescribed, f_ext=None) -> (qdd, f_con)
@@ -30,12 +31,12 @@ def make_workspace(model):
     return _make(model.nbody, model.nv)
 
 
-def _fext(model, f_ext):
+def _fext(f_ext, nb, empty):
     if f_ext is None:
-        return np.zeros((0, 6))
+        return empty
     f = np.ascontiguousarray(f_ext, dtype=np.float64)
-    if f.shape != (model.nbody, 6):
-        raise ValueError(f"f_ext must have shape ({model.nbody}, 6), got {f.shape}")
+    if f.shape != (nb, 6):
+        raise ValueError(f"f_ext must have shape ({nb}, 6), got {f.shape}")
     return f
 
 
@@ -46,15 +47,27 @@ def _vec(x, n, name):
     return a
 
 
-def _run_aba(model, q, qd, tau, f_ext, qdd_prescribed):
-    from pipeline.physics.aba import aba
-    from pipeline.physics.kinematics import make_workspace as _make
+def _calls():
+    """pipeline.physics.calls, imported on first use like the kernels' modules."""
+    global _CALLS
+    if _CALLS is None:
+        from pipeline.physics import calls
 
-    w = _make(model.nbody, model.nv)
-    qdd = (np.zeros(model.nv) if qdd_prescribed is None
-           else _vec(qdd_prescribed, model.nv, "qdd_prescribed").copy())
-    aba(model.tree, model.gravity, _vec(q, model.nq, "q"), _vec(qd, model.nv, "qd"),
-        _vec(tau, model.nv, "tau"), _fext(model, f_ext), qdd, w)
+        _CALLS = calls
+    return _CALLS
+
+
+_CALLS = None
+
+
+def _run_aba(model, q, qd, tau, f_ext, qdd_prescribed):
+    calls = _calls()
+    s, w, empty = calls.scratch(model)
+    nv = model.nv
+    qdd = (np.zeros(nv) if qdd_prescribed is None
+           else _vec(qdd_prescribed, nv, "qdd_prescribed").copy())
+    calls.forward(s, _vec(q, model.nq, "q"), _vec(qd, nv, "qd"), _vec(tau, nv, "tau"),
+                  _fext(f_ext, model.nbody, empty), qdd)
     return qdd, w
 
 
@@ -80,24 +93,21 @@ def prescribed_dynamics(model, q, qd, tau, qdd_prescribed=None, f_ext=None):
 
 def inverse_dynamics(model, q, qd, qdd, f_ext=None):
     """Joint forces (nv,) that produce qdd (RNEA)."""
-    from pipeline.physics.kinematics import make_workspace as _make
-    from pipeline.physics.rnea import rnea
-
-    w = _make(model.nbody, model.nv)
-    tau = np.zeros(model.nv)
-    rnea(model.tree, model.gravity, _vec(q, model.nq, "q"), _vec(qd, model.nv, "qd"),
-         _vec(qdd, model.nv, "qdd"), _fext(model, f_ext), tau, w)
+    calls = _calls()
+    s, _, empty = calls.scratch(model)
+    nv = model.nv
+    tau = np.zeros(nv)
+    calls.inverse(s, _vec(q, model.nq, "q"), _vec(qd, nv, "qd"), _vec(qdd, nv, "qdd"),
+                  _fext(f_ext, model.nbody, empty), tau)
     return tau
 
 
 def mass_matrix(model, q):
     """The joint-space mass matrix (nv, nv) at q (CRBA), armature included."""
-    from pipeline.physics.crba import crba
-    from pipeline.physics.kinematics import make_workspace as _make
-
-    w = _make(model.nbody, model.nv)
+    calls = _calls()
+    s, _, _ = calls.scratch(model)
     M = np.zeros((model.nv, model.nv))
-    crba(model.tree, _vec(q, model.nq, "q"), M, w)
+    calls.mass(s, _vec(q, model.nq, "q"), M)
     return M
 
 
