@@ -25,9 +25,10 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m pip install -q -r $(LOCK)
 	$(BIN)/python -m pip install -q --no-deps -e .
 	@# numba compiles the kernels at their first call and caches them (pipeline/_numba_cache.py):
-	@# a short run of the demo scene does it here, once, so `make demo` starts simulating at once
-	@echo "compiling kernels (once, about a minute)"
-	$(BIN)/corpus run $(DEMO) --duration 0.01 --no-frames --quiet --out $(VENV)/warm-up
+	@# a short run of the demo scene does it here, once, so `make demo` starts simulating at once.
+	@# It runs past 0.2 s, where the demo's gait starts: the gait's sensors call kernels of their own
+	@echo "compiling kernels (once, a minute or two)"
+	$(BIN)/corpus run $(DEMO) --duration 0.3 --no-frames --quiet --out $(VENV)/warm-up
 	touch $(STAMP)
 
 install: $(STAMP)
