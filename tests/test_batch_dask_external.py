@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.fileio import process_alive
+from test_cli_bad_input import BLOWUP  # overflows within its first frame
 
 CORPUS = [sys.executable, "-m", "pipeline.cli"]
 DASK = str(Path(sys.executable).with_name("dask"))  # the console script beside this Python
@@ -28,25 +29,6 @@ creatures:
     at: [{move: [0, 0, 0.2]}]
 simulation: {duration: 2000, dt: 1/100, integrator: rk4, h: 1/1000}
 outputs: {frames: false, video: false, glb: false, plots: false}
-"""
-
-# overflows within its first frame (as in tests/test_cli_bad_input.py)
-BLOWUP = """\
-scene: blowup
-environment: {environment: flat, gravity: 9.8}
-creatures:
-  - creature: chain
-    root: {mode: fixed}
-    bodies:
-      - name: base
-        shape: {box: [0.02, 0.02, 0.02]}
-      - name: a
-        parent: base
-        shape: {box: [0.1, 0.01, 0.01]}
-        mass: 1e-9
-        transform: [{move: [0.05, 0, 0]}]
-        joint: {type: revolute, axis: [0, 1, 0], spring: {k: 1e12, rest: 0}, q: 1}
-simulation: {duration: 1, dt: 1, integrator: rk4, h: 1/10}
 """
 
 

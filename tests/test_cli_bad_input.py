@@ -563,15 +563,16 @@ def test_console_script_prints_no_traceback(project):
         1, "notes.txt: is a file, not a folder: the run directory notes.txt/x cannot be made there\n")
 
 
-def interrupt_when(proc: subprocess.Popen, started, timeout: float = 60.0) -> tuple[int, str]:
-    """SIGINT `proc` once `started()` is true (the work is under way); its status and stderr."""
+def interrupt_when(proc: subprocess.Popen, started, timeout: float = 60.0,
+                   sig: int = signal.SIGINT) -> tuple[int, str]:
+    """SIGINT (or `sig`) `proc` once `started()` is true (the work is under way); its status and stderr."""
     deadline = time.monotonic() + timeout
     while not started():
         assert proc.poll() is None, proc.stderr.read()
         assert time.monotonic() < deadline
         time.sleep(0.05)
     time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     return proc.returncode, err
 

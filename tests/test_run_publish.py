@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_cli_bad_input import interrupt_when
 
 CORPUS = [sys.executable, "-m", "pipeline.cli"]
 
@@ -73,14 +74,7 @@ def test_a_controller_that_changes_directory_does_not_move_the_run(project):
 def start_and_kill(project: Path, args: list[str], started, env=None) -> None:
     """Start `corpus ARGS`, SIGKILL it once started() is true."""
     proc = subprocess.Popen([*CORPUS, *args], cwd=project, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 300
-    while not started():
-        assert proc.poll() is None, proc.stderr.read()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=60)
+    assert interrupt_when(proc, started, 300, signal.SIGKILL)[0] == -signal.SIGKILL
 
 
 def test_staging_left_by_a_killed_run_is_removed_by_the_next_run_and_looks_unfinished(project):

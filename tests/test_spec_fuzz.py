@@ -45,27 +45,33 @@ JUNK = st.text(alphabet=st.sampled_from(list(" \t\n:-[]{},&*!|>'\"#%@`?~01234567
                min_size=1, max_size=12)
 
 
+TEXT_KINDS = ("delete", "insert", "duplicate", "swap", "replace")
+
+
+def mutate_text(draw, text: str, kind: str) -> str:
+    """`text` after one mutation of `kind` (one of TEXT_KINDS); `draw` is hypothesis's."""
+    i = draw(st.integers(0, max(0, len(text) - 1)))
+    if kind == "delete":
+        return text[:i] + text[i + draw(st.integers(1, 20)):]
+    if kind == "insert":
+        return text[:i] + draw(JUNK) + text[i:]
+    if kind == "replace":
+        return text[:i] + draw(JUNK) + text[i + 1:]
+    lines = text.split("\n")
+    a, b = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+    if kind == "duplicate":
+        lines.insert(a, lines[b])
+    else:
+        lines[a], lines[b] = lines[b], lines[a]
+    return "\n".join(lines)
+
+
 @st.composite
 def text_mutant(draw):
     seed = draw(st.sampled_from(SEEDS))
     text = (ROOT / seed).read_text("utf-8")
     for _ in range(draw(st.integers(1, 4))):
-        lines = text.split("\n")
-        kind = draw(st.sampled_from(["delete", "insert", "duplicate", "swap", "replace"]))
-        i = draw(st.integers(0, max(0, len(text) - 1)))
-        if kind == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 20)):]
-        elif kind == "insert":
-            text = text[:i] + draw(JUNK) + text[i:]
-        elif kind == "replace":
-            text = text[:i] + draw(JUNK) + text[i + 1:]
-        else:
-            a, b = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
-            if kind == "duplicate":
-                lines.insert(a, lines[b])
-            else:
-                lines[a], lines[b] = lines[b], lines[a]
-            text = "\n".join(lines)
+        text = mutate_text(draw, text, draw(st.sampled_from(TEXT_KINDS)))
     return seed, text
 
 

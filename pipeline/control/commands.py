@@ -69,6 +69,12 @@ def located(message: str, where=None, path: str = "") -> Problem:
                    path=where.path or path)
 
 
+def at_entry(error: CorpusError, where) -> CorpusError:
+    """`error` with each problem that names no file pointed at `where`, the scene entry (a
+    timeline command, a controller) whose work raised it."""
+    return CorpusError([p if p.file else located(p.message, where, p.path) for p in error.problems])
+
+
 def execute(sim, action: str, args: dict, where=None) -> None:
     """Run one command now; problems point at `where` (the timeline entry) when known."""
     handler = _COMMANDS.get(action)
@@ -80,8 +86,7 @@ def execute(sim, action: str, args: dict, where=None) -> None:
     except CorpusError as err:
         if where is None:
             raise
-        raise CorpusError([p if p.file else located(p.message, where, p.path)
-                           for p in err.problems]) from None
+        raise at_entry(err, where) from None
     except (TypeError, ValueError, KeyError) as exc:
         raise CorpusError(located(f"command {action!r}: bad arguments {args!r} ({exc})",
                                   where)) from None

@@ -216,7 +216,10 @@ class Simulation:
 
     def _make_controller(self, ref):
         kind = ref.kind if ref.kind == "python" else (ref.script or {}).get("kind", ref.kind)
-        return self._commands.controller_factory(kind, ref.where)(self, ref)
+        try:
+            return self._commands.controller_factory(kind, ref.where)(self, ref)
+        except CorpusError as error:  # a joint its programs name that the scene lacks
+            raise self._commands.at_entry(error, ref.where) from None
 
     @property
     def time(self) -> float:
@@ -321,7 +324,10 @@ class Simulation:
             d.next_command += 1
             self._commands.execute(self, c.action, c.args, c.where)
         for ref, controller in zip(self.scene.controllers, d.controllers):
-            controller(self, t)
+            try:
+                controller(self, t)
+            except CorpusError as error:
+                raise self._commands.at_entry(error, ref.where) from None
             self._coerce_live_arrays(ref)
 
     def _coerce_live_arrays(self, controller=None) -> None:

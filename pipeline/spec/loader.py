@@ -356,7 +356,13 @@ def parse_text(text: str, file: str | None = None):
             message = f"{exc.context}: {exc.problem}" if "while" not in exc.context else exc.problem
         where = Mark(file, mark.line + 1, mark.column + 1) if mark else Mark(file, None, None)
         raise CorpusError(where.problem(f"YAML syntax error: {message}")) from None
-    except yaml.YAMLError as exc:  # reader errors (control characters) carry no mark object
+    except yaml.reader.ReaderError as exc:  # a control character: a position, not a mark
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - text.rfind("\n", 0, exc.position)
+        code = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise CorpusError(Mark(file, line, col).problem(f"YAML error: unacceptable character {code}: "
+                                                        f"{exc.reason}")) from None
+    except yaml.YAMLError as exc:
         raise CorpusError(Mark(file, None, None).problem(f"YAML error: {exc}")) from None
     except RecursionError:
         raise CorpusError(Mark(file, None, None).problem(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import math
 import re
 
 import jsonschema
@@ -191,7 +192,22 @@ def validate(doc, kind: str) -> list[Problem]:
         if error.validator == "minLength" and tuple(error.absolute_path) in with_pattern:
             continue
         problems.extend(_explain(error, doc))
+    problems.extend(mark_at(doc, path).problem(f"{value!r} is not a finite number", format_path(path))
+                    for path, value in _non_finite(doc, []))
     return _unique_sorted(problems)
+
+
+def _non_finite(node, path: list):
+    """(path, value) of every NaN or infinity (YAML's .nan, .inf) in a document: no field takes
+    one, and a schema's bounds cannot refuse NaN (every comparison with it is false)."""
+    if isinstance(node, float) and not math.isfinite(node):
+        yield path, node
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from _non_finite(value, [*path, key])
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _non_finite(value, [*path, i])
 
 
 def _unique_sorted(problems: list[Problem]) -> list[Problem]:
