@@ -71,9 +71,10 @@ def test_fifty_megabyte_file_is_refused_without_reading_it(tmp_path):
 
 def test_binary_garbage_is_refused_quickly(tmp_path):
     garbage = tmp_path / "garbage.yaml"
-    garbage.write_bytes(os.urandom(4096) + b"\x00" + os.urandom(4096))
+    garbage.write_bytes(b"\x01" * 100 + b"\n" + b"\xff" * 10 + b"\x00" + os.urandom(8192))
     start = time.perf_counter()
-    assert problems_of(read_file, garbage) == [f"{garbage}: refused: this is a binary file, not YAML text"]
+    assert problems_of(read_file, garbage) == [f"{garbage}:2:11: refused: a NUL byte: this is a binary file, "
+                                               "not YAML text"]
     assert time.perf_counter() - start < 0.5
 
 

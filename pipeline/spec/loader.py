@@ -298,19 +298,23 @@ class _Builder:
 
 
 def _decode(data: bytes, file: str | None) -> str:
-    where = Mark(file, None, None)
-    if b"\x00" in data[:65536]:
-        raise CorpusError(where.problem("refused: this is a binary file, not YAML text"))
+    nul = data.find(b"\x00", 0, 65536)
+    if nul >= 0:
+        raise CorpusError(_byte_mark(data, nul, file).problem("refused: a NUL byte: this is a binary file, "
+                                                              "not YAML text"))
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = data[:exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise CorpusError(Mark(file, line, col).problem(
+        raise CorpusError(_byte_mark(data, exc.start, file).problem(
             f"refused: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8")) from None
+
+
+def _byte_mark(data: bytes, i: int, file: str | None) -> Mark:
+    """The line and column (in bytes) of byte i."""
+    before = data[:i]
+    return Mark(file, before.count(b"\n") + 1, i - (before.rfind(b"\n") + 1) + 1)
 
 
 def _check_depth(text: str, file: str | None) -> None:
