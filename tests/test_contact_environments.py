@@ -16,6 +16,9 @@ from contact_scenes import free_body, quat_y, simulation
 
 ENVIRONMENTS = sorted(p for p in (Path(__file__).parents[1] / "environments").glob("*.yaml")
                       if document_kind(read_file(p)) == "environment")  # not particle worlds
+# environments with a ground (bounce_box's floor is a static obstacle, which these Python-built
+# scenes leave out; tests/test_collision_scenes.py runs it)
+GROUNDED = [p for p in ENVIRONMENTS if read_file(p).get("ground", {}).get("type") != "none"]
 HALF = 0.1  # creatures/box.yaml: a 20 cm box of water, 8 kg
 
 
@@ -39,7 +42,7 @@ def test_bundled_environments_are_present_and_valid():
         assert validate(read_file(path), "environment") == [], path.name
 
 
-@pytest.mark.parametrize("path", ENVIRONMENTS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", GROUNDED, ids=lambda p: p.stem)
 def test_a_box_dropped_on_each_environment_settles(path):
     env = to_si(read_file(path), "environment")
     surface = surface_of(env)

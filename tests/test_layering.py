@@ -10,7 +10,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
 NUMERIC = {"numpy", "numba", "scipy", "math"}
-PHYSICS_MAY_IMPORT = ("pipeline.physics", "pipeline.errors", "pipeline._numba_cache")
+PHYSICS_MAY_IMPORT = ("pipeline.physics", "pipeline.collision", "pipeline.errors",
+                      "pipeline._numba_cache")
 
 
 def _modules(folder: str) -> list[Path]:
@@ -75,6 +76,17 @@ def test_stages_below_the_simulation_never_import_it(folder):
 def test_stages_below_export_and_batch_never_import_them(folder):
     assert _offending(folder, lambda m: not _under(m, ["pipeline.export", "pipeline.batch",
                                                        "pipeline.run"])) == []
+
+
+def test_collision_imports_only_itself_and_numeric_libraries():
+    """pipeline.collision sits below physics (the contact kernels call it)."""
+    def allowed(module):
+        top = module.split(".")[0]
+        if top == "pipeline":
+            return _under(module, ("pipeline.collision",))
+        return top in NUMERIC or top in sys.stdlib_module_names
+
+    assert _offending("collision", allowed) == []
 
 
 def test_spec_never_imports_physics():

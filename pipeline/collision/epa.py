@@ -9,9 +9,9 @@ point sees by a fan to it. It stops when the support point lies no farther out t
 face (within the tolerance), after MAX_ITER points, or when the arrays are full; any of
 these returns the nearest face found so far, so it always ends.
 
-Arrays (`make_epa_work`): vertices V, their A and B support points, faces (three vertex
-indices), face planes (unit normal, distance), a live flag per face and the horizon
-edge list.
+Arrays (narrow.make_work): vertices V, their A and B support points (MAX_VERTS rows),
+faces F (three vertex indices) and their planes P (unit normal, distance) and live flags
+(MAX_FACES), and the horizon edge list E (MAX_EDGES).
 """
 import math
 
@@ -29,12 +29,6 @@ MAX_EDGES = 2 * MAX_ITER + 16
 # depth to 1e-6 is all a contact force needs: 1e-10 there costs ten times the iterations
 POLYTOPE_TOL = 1e-10
 ROUND_TOL = 1e-6
-
-
-def make_epa_work():
-    return (np.zeros((MAX_VERTS, 3)), np.zeros((MAX_VERTS, 3)), np.zeros((MAX_VERTS, 3)),
-            np.zeros((MAX_FACES, 3), np.int64), np.zeros((MAX_FACES, 4)),
-            np.zeros(MAX_FACES, np.bool_), np.zeros((MAX_EDGES, 2), np.int64))
 
 
 @numba.njit(cache=True)

@@ -15,7 +15,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from pipeline.collision.epa import POLYTOPE_TOL, ROUND_TOL, epa, make_epa_work
+from pipeline.collision.epa import (MAX_EDGES, MAX_FACES, MAX_VERTS, POLYTOPE_TOL, ROUND_TOL,
+                                   epa)
 from pipeline.collision.gjk import MARGIN_TOL, OVERLAP, REL_TOL, gjk
 from pipeline.collision.shapes import CYLINDER, ELLIPSOID, FRUSTUM, pose_tuple, shape_tuple
 
@@ -45,11 +46,14 @@ class Work(NamedTuple):
     out: np.ndarray  # (10,) result of `query`
 
 
-def make_work() -> Work:
-    z = np.zeros
-    return Work(z((4, 3)), z((4, 3)), z((4, 3)), z(4), *make_epa_work(),
-                z((FEATURE_POINTS, 3)), z((FEATURE_POINTS, 3)), z((2 * FEATURE_POINTS, 3)),
-                z((2 * FEATURE_POINTS, 3)), z((2 * FEATURE_POINTS, 4)), z(10))
+@numba.njit(cache=True)
+def make_work():
+    """A fresh `Work` (callable from Python and from kernels)."""
+    z, f = np.zeros, FEATURE_POINTS
+    return Work(z((4, 3)), z((4, 3)), z((4, 3)), z(4), z((MAX_VERTS, 3)), z((MAX_VERTS, 3)),
+                z((MAX_VERTS, 3)), np.zeros((MAX_FACES, 3), np.int64), z((MAX_FACES, 4)),
+                np.zeros(MAX_FACES, np.bool_), np.zeros((MAX_EDGES, 2), np.int64), z((f, 3)),
+                z((f, 3)), z((2 * f, 3)), z((2 * f, 3)), z((2 * f, 4)), z(10))
 
 
 @numba.njit(cache=True, inline="always")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.compiler.contact_points import POINT_MODES, geom_collision_box, geom_contact_points
+from pipeline.compiler.contact_shapes import build_body_shapes, empty_body_shapes
 from pipeline.compiler.environment import contact_params, number
 from pipeline.compiler.geometry import GEOM_CODES
 from pipeline.compiler.terrain import build_grid
@@ -20,12 +21,13 @@ from pipeline.spec.loader import mark_at, read_file
 FLAT = (np.array([0.0, 0.0, 1.0, 1.0]), np.zeros((1, 1)))
 
 
-def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT):
+def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT, shapes=None):
     """Pack contact tables and the initial cstate.
 
     params (N_PARAMS,) · sticky (nb,) initial flags · points (body, centre, radius) lists ·
     boxes (body, centre, rot, half) lists · pairs [(a, b)] · attach [(b1, p1, b2, p2,
-    (k, alpha, beta, e, break, rest))] with -1 for the world · grid (geom, heights).
+    (k, alpha, beta, e, break, rest))] with -1 for the world · grid (geom, heights) ·
+    shapes: BodyShapes (contact_shapes.py; default none).
     """
     pb, pp, pr = _sorted_by_body(*points)
     bb, bp, br, bh = boxes if boxes is not None else ([], [], [], [])
@@ -38,8 +40,9 @@ def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT)
     cstate0 = np.zeros(layout[S.LAYOUT_ATTACH] + na)
     cstate0[:S.N_PARAMS] = params
     cstate0[S.N_PARAMS:S.N_PARAMS + nb] = np.asarray(sticky, float)
+    shapes = empty_body_shapes(nb) if shapes is None else shapes
     arrays = ContactArrays(
-        enabled=np.array([1 if len(pb) or na else 0], np.int64),
+        enabled=np.array([1 if len(pb) or na or len(shapes.pair) else 0], np.int64),
         layout=layout,
         point_body=pb,
         point_pos=pp,
@@ -50,6 +53,7 @@ def assemble(params, sticky, points, boxes=None, pairs=(), attach=(), grid=FLAT)
         box_rot=np.asarray(br, float).reshape(-1, 3, 3),
         box_half=np.asarray(bh, float).reshape(-1, 3),
         pair=np.asarray(pairs, np.int64).reshape(-1, 2),
+        shapes=shapes,
         attach_body=np.array([[a[0], a[2]] for a in attach], np.int64).reshape(-1, 2),
         attach_pos=np.array([[a[1], a[3]] for a in attach], float).reshape(-1, 2, 3),
         attach_const=np.array([a[4] for a in attach], float).reshape(-1, 6),
@@ -209,7 +213,28 @@ def _build(scene, model, env):
 
     attach = [_attach_entry(model, a, f"environment.attach[{i}]", file)
               for i, a in enumerate(env.get("attach", []))]
-    return assemble(params, sticky, points, boxes, pairs, attach, grid)
+    shapes = build_body_shapes(scene, model, collision, pairs, _name_resolver(model, collision, file))
+    return assemble(params, sticky, points, boxes, pairs, attach, grid, shapes)
+
+
+def _name_resolver(model, collision: dict, file):
+    """resolve(name, path) -> the bodies a name stands for in collision filters: a group of
+    `collision.groups`, a creature or obstacle (all its bodies), or a body."""
+    groups = collision.get("groups") or {}
+
+    def resolve(name, path, seen=()):
+        if name in groups:
+            if name in seen:
+                raise CorpusError(Problem(f"collision group {name!r} contains itself", file=file,
+                                          path=path))
+            return sorted({b for i, member in enumerate(groups[name])
+                           for b in resolve(member, f"environment.collision.groups.{name}[{i}]",
+                                            seen + (name,))})
+        if name in model.tree_names:
+            return [int(b) for b in np.flatnonzero(model.body_tree == model.tree_names.index(name))]
+        return [body_index(model, name, path, file)]
+
+    return resolve
 
 
 def _attach_entry(model, a: dict, path: str, file):

@@ -1,5 +1,5 @@
 """Contact forces inside the step kernel: ground and terrain penalty contact with friction,
-sticky feet, body-body corner collisions and attach springs (McKenna 1990 §3.2-3.7).
+sticky feet, body-body collisions (bodies.py) and attach springs (McKenna 1990 §3.2-3.7).
 
 `contact_forces` is called in every derivative evaluation. It reads the live parameters
 and the non-integrated state from `cstate_in` (layout in `state.py`) and writes the state
@@ -17,8 +17,10 @@ import numba
 import numpy as np
 
 from pipeline.physics.contact import state as S
+from pipeline.physics.contact.bodies import corner_collisions, shape_collisions
 from pipeline.physics.contact.laws import (coulomb_scale, exp_spring, normal_force, normal_stiffness,
                                            restitution_scale)
+from pipeline.physics.contact.points import apply_force, point_velocity, world_point
 from pipeline.physics.contact.surface import grid_sphere, surface
 
 
@@ -37,61 +39,13 @@ class ContactArrays(NamedTuple):
     box_rot: np.ndarray  # (nbox, 3, 3) body <- box
     box_half: np.ndarray  # (nbox, 3) half extents
     pair: np.ndarray  # (npair, 2) int64 bodies whose corners collide with each other's boxes
+    shapes: object  # bodies.BodyShapes: exact convex shapes and the body pairs they collide in
     attach_body: np.ndarray  # (na, 2) int64, -1 = the world
     attach_pos: np.ndarray  # (na, 2, 3) point in its body frame (world frame for -1)
     attach_const: np.ndarray  # (na, 6): k, exp_alpha, exp_beta, restitution, break, rest
     grid_geom: np.ndarray  # (4,) x0, y0, dx, dy of the terrain grid
     grid_h: np.ndarray  # (ny, nx) terrain heights above ground z; (1, 1) = flat ground
     grid_top: np.ndarray  # (1,) max(grid_h): no surface point lies above ground z + this
-
-
-@numba.njit(cache=True)
-def _apply(fext, b, xpos, px, py, pz, fx, fy, fz):
-    """Add force F at world point p to body b: torque about the body origin, then force."""
-    rx, ry, rz = px - xpos[b, 0], py - xpos[b, 1], pz - xpos[b, 2]
-    fext[b, 0] += ry * fz - rz * fy
-    fext[b, 1] += rz * fx - rx * fz
-    fext[b, 2] += rx * fy - ry * fx
-    fext[b, 3] += fx
-    fext[b, 4] += fy
-    fext[b, 5] += fz
-
-
-@numba.njit(cache=True)
-def world_point(b, r, xpos, xrot):
-    R = xrot[b]
-    return (xpos[b, 0] + R[0, 0] * r[0] + R[0, 1] * r[1] + R[0, 2] * r[2],
-            xpos[b, 1] + R[1, 0] * r[0] + R[1, 1] * r[1] + R[1, 2] * r[2],
-            xpos[b, 2] + R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
-
-
-@numba.njit(cache=True)
-def _mul(R, x, y, z):
-    return (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z, R[1, 0] * x + R[1, 1] * y + R[1, 2] * z,
-            R[2, 0] * x + R[2, 1] * y + R[2, 2] * z)
-
-
-@numba.njit(cache=True)
-def _mul_t(R, x, y, z):
-    return (R[0, 0] * x + R[1, 0] * y + R[2, 0] * z, R[0, 1] * x + R[1, 1] * y + R[2, 1] * z,
-            R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
-
-
-@numba.njit(cache=True)
-def point_velocity(b, px, py, pz, xpos, xrot, vbody):
-    """World velocity of the material point of body b at world position p (b = -1: 0)."""
-    if b < 0:
-        return 0.0, 0.0, 0.0
-    R = xrot[b]
-    w0, w1, w2, v0, v1, v2 = vbody[b, 0], vbody[b, 1], vbody[b, 2], vbody[b, 3], vbody[b, 4], vbody[b, 5]
-    wx = R[0, 0] * w0 + R[0, 1] * w1 + R[0, 2] * w2
-    wy = R[1, 0] * w0 + R[1, 1] * w1 + R[1, 2] * w2
-    wz = R[2, 0] * w0 + R[2, 1] * w1 + R[2, 2] * w2
-    vx = R[0, 0] * v0 + R[0, 1] * v1 + R[0, 2] * v2
-    vy = R[1, 0] * v0 + R[1, 1] * v1 + R[1, 2] * v2
-    vz = R[2, 0] * v0 + R[2, 1] * v1 + R[2, 2] * v2
-    rx, ry, rz = px - xpos[b, 0], py - xpos[b, 1], pz - xpos[b, 2]
-    return vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
 
 
 @numba.njit(cache=True)
@@ -243,68 +197,7 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
             fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
                                             vx, vy, vz, cs, co)
             if fx != 0.0 or fy != 0.0 or fz != 0.0:
-                _apply(fext, b, xpos, px, py, pz, fx, fy, fz)
-
-
-@numba.njit(cache=True, inline="always")
-def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
-    """Contact point i (sphere or corner) against collision box k of another body:
-    penalty push along the normal of the penetrated face, equal and opposite."""
-    ba = contact.point_body[i]
-    bb = contact.box_body[k]
-    rad = contact.point_radius[i]
-    cx, cy, cz = world_point(ba, contact.point_pos[i], xpos, xrot)
-    ox, oy, oz = world_point(bb, contact.box_pos[k], xpos, xrot)
-    # the point in box coordinates: box <- body <- world
-    bx, by, bz = _mul_t(xrot[bb], cx - ox, cy - oy, cz - oz)
-    lx, ly, lz = _mul_t(contact.box_rot[k], bx, by, bz)
-    hx, hy, hz = contact.box_half[k, 0], contact.box_half[k, 1], contact.box_half[k, 2]
-    if abs(lx) < hx and abs(ly) < hy and abs(lz) < hz:  # inside: leave through the nearest face
-        gx, gy, gz = hx - abs(lx), hy - abs(ly), hz - abs(lz)
-        mx = my = mz = 0.0
-        if gx <= gy and gx <= gz:
-            depth, mx = gx + rad, math.copysign(1.0, lx)
-        elif gy <= gz:
-            depth, my = gy + rad, math.copysign(1.0, ly)
-        else:
-            depth, mz = gz + rad, math.copysign(1.0, lz)
-    else:  # outside: a sphere point may still reach the box within its radius
-        mx = lx - min(max(lx, -hx), hx)
-        my = ly - min(max(ly, -hy), hy)
-        mz = lz - min(max(lz, -hz), hz)
-        dist = math.sqrt(mx * mx + my * my + mz * mz)
-        if dist >= rad or dist == 0.0:
-            return
-        depth = rad - dist
-        mx, my, mz = mx / dist, my / dist, mz / dist
-    bx, by, bz = _mul(contact.box_rot[k], mx, my, mz)
-    nx, ny, nz = _mul(xrot[bb], bx, by, bz)
-    px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
-    ux, uy, uz = point_velocity(ba, px, py, pz, xpos, xrot, vbody)
-    wx, wy, wz = point_velocity(bb, px, py, pz, xpos, xrot, vbody)
-    vx, vy, vz = ux - wx, uy - wy, uz - wz
-    vn = vx * nx + vy * ny + vz * nz
-    fn = normal_force(depth, vn, 0.0, 0.0, 0.0, cs[S.COL_ALPHA], cs[S.COL_BETA], cs[S.COL_E],
-                      cs[S.COL_MAX], cs[S.REST_V])
-    tx, ty, tz = vx - vn * nx, vy - vn * ny, vz - vn * nz
-    s = coulomb_scale(fn, cs[S.COL_MU], math.sqrt(tx * tx + ty * ty + tz * tz), cs[S.SLIP_V])
-    fx, fy, fz = fn * nx - s * tx, fn * ny - s * ty, fn * nz - s * tz
-    _apply(fext, ba, xpos, px, py, pz, fx, fy, fz)
-    _apply(fext, bb, xpos, px, py, pz, -fx, -fy, -fz)
-
-
-@numba.njit(cache=True)
-def _collisions(contact, cs, xpos, xrot, vbody, fext):
-    for q in range(contact.pair.shape[0]):
-        for side in range(2):
-            ba = contact.pair[q, side]
-            bb = contact.pair[q, 1 - side]
-            for i in range(contact.point_body.shape[0]):
-                if contact.point_body[i] != ba:
-                    continue
-                for k in range(contact.box_body.shape[0]):
-                    if contact.box_body[k] == bb:
-                        _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext)
+                apply_force(fext, b, xpos, px, py, pz, fx, fy, fz)
 
 
 @numba.njit(cache=True)
@@ -335,9 +228,9 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
         f *= restitution_scale(e, -rate / dist if x > 0.0 else rate / dist, cs[S.REST_V])
         fx, fy, fz = f * dx / dist, f * dy / dist, f * dz / dist
         if b1 >= 0:
-            _apply(fext, b1, xpos, ax, ay, az, fx, fy, fz)
+            apply_force(fext, b1, xpos, ax, ay, az, fx, fy, fz)
         if b2 >= 0:
-            _apply(fext, b2, xpos, bx, by, bz, -fx, -fy, -fz)
+            apply_force(fext, b2, xpos, bx, by, bz, -fx, -fy, -fz)
 
 
 @numba.njit(cache=True)
@@ -359,5 +252,6 @@ def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext):
             cstate_out[a0 + S.ANCHOR_STRIDE * i + 3] = 0.0
             cstate_out[a0 + S.ANCHOR_STRIDE * i + 7] = 0.0
     if cstate_in[S.COLLISION_ON] != 0.0:
-        _collisions(contact, cstate_in, xpos, xrot, vbody, fext)
+        corner_collisions(contact, cstate_in, xpos, xrot, vbody, fext)
+        shape_collisions(contact.shapes, cstate_in, xpos, xrot, vbody, fext)
     _attach(contact, cstate_in, cstate_out, xpos, xrot, vbody, fext)

@@ -16,7 +16,8 @@ import numba
 
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.forces import (body_clear_of_ground, ground_contact,
-                                             ground_point_force, point_velocity)
+                                             ground_point_force)
+from pipeline.physics.contact.points import point_velocity
 
 DP = 1e-9  # m: small against the exponential springs' 1/beta (0.3 mm for the roach ground)
 RATIO = 1e3  # velocity probe DP * RATIO = 1e-6 m/s: small against the 1 cm/s restitution ramp
