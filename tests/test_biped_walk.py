@@ -1,0 +1,50 @@
+"""The biped_walk controller inside a simulation (issue 18): the `walk` command and the
+start trigger, and its errors on a creature that is not a biped."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pipeline
+from pipeline.errors import CorpusError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_walk_command_starts_with_a_weight_shift_toward_the_first_stance_foot():
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_walk.yaml"))
+    walk = sim.data.user["biped_walk"]["biped"]
+    assert not walk.walking
+    sim.command("walk", {"speed": 0.6, "step_time": 0.5})
+    assert walk.p["speed"] == 0.6 and walk.p["step_time"] == 0.5 and walk.p["mode"] == "walk"
+    com0 = sim.sensors.com()[0]
+    sim.step(2)
+    assert walk.starting == "left"
+    for _ in range(1000):  # about 0.4 s in the bundled scene
+        sim.step(1)
+        if walk.walking:
+            break
+    assert walk.walking and walk.machine.stance == "left" and walk.machine.phase < 0.01
+    # the COM has moved 40 % of the way toward the left foot when the first step begins
+    foot = sim.sensors.body_pose("left_foot")[0]
+    moved = np.linalg.norm((sim.sensors.com()[0] - com0)[:2])
+    assert moved >= 0.4 * np.linalg.norm((foot - com0)[:2]) - 1e-3
+    assert sim.data.channels["walk_walking"] == 1.0
+    with pytest.raises(CorpusError, match="no biped_walk controller for creature 'robot'"):
+        sim.command("walk", {"creature": "robot", "speed": 1.0})
+
+
+def test_a_creature_that_is_not_a_biped_is_refused_with_its_location(tmp_path):
+    scene = tmp_path / "s.yaml"
+    scene.write_text(f"""scene: s
+creatures:
+  - use: {ROOT / 'creatures' / 'box.yaml'}
+controllers:
+  - controller: walk
+    kind: biped_walk
+    creature: box
+""")
+    with pytest.raises(CorpusError) as err:
+        pipeline.compile(pipeline.load(scene, allow_outside=True))
+    problem = err.value.problems[0]
+    assert "lacks the bodies" in problem.message and problem.file.endswith("s.yaml") and problem.line == 5
