@@ -46,6 +46,9 @@ def load_mesh(geom):
     except Exception as exc:  # trimesh raises many types for unreadable files
         raise CorpusError(Problem(f"cannot read mesh {geom.mesh_file!r}: {exc}",
                                   where.file, where.line, where.col, where.path)) from None
+    if len(mesh.vertices) == 0 or len(mesh.faces) == 0:
+        raise CorpusError(Problem(f"mesh {geom.mesh_file!r} has no faces", where.file,
+                                  where.line, where.col, where.path))
     mesh.apply_scale(size3(geom) if len(geom.size) else 1.0)
     return mesh
 
