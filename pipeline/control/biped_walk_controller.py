@@ -355,9 +355,9 @@ class BipedWalk:
 
     def _hips(self, f: Frame, tau: np.ndarray, R_root: np.ndarray, extra: np.ndarray,
               grf: dict) -> None:
-        """The stance hip (both hips while standing) gives the pelvis its desired net
-        torque: tau_stance = -tau_root - (the other root children's torques) (Eq. 2.3),
-        split between the hips by their share of the vertical ground force."""
+        """The stance hip (both hips while standing, split by their share of the vertical
+        ground force) gives the pelvis its desired net torque:
+        tau_stance = -tau_root - (the other root children's torques) (Eq. 2.3)."""
         rig = self.rig
         kp, kd, tmax = rig.root_gains
         pelvis = rig.b("pelvis")
@@ -371,10 +371,10 @@ class BipedWalk:
         children = [rig.b("lower_back")] + list(hips.values())
         makeup = -t_root - sum(tau[c] for c in children)
         if self.walking:
-            stance = self.machine.stance
-            share = max(grf[stance], 0.0) / total if total > 0 else 1.0
-            tau[hips[stance]] += share * makeup
-            tau[hips[self.machine.swing]] += (1.0 - share) * makeup
+            # all of it on the stance hip (thesis Eq. 2.3): the released code's split by the
+            # ground-force share loads the trailing hip right after a strike, and the new
+            # stance foot, barely loaded yet, slid backwards 0.3 m per step
+            tau[hips[self.machine.stance]] += makeup
         else:
             for s in SIDES:
                 share = max(grf[s], 0.0) / total if total > 0 else 0.5
