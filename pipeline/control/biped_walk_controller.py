@@ -48,7 +48,7 @@ DEFAULTS = {
     "lean": 0.0,             # sagittal body bend, rad (forward positive)
     "knee_bend": 0.1,        # stance-knee target, rad
     "alpha": 0.05,           # IPM desired-velocity offset d' = d - alpha V_d
-    "ipm_gain": 1.0,         # sagittal IPM gain (the released code: 1.1)
+    "ipm_gain": 1.1,         # sagittal IPM gain, the released code's (1.0: falls within 4 s at 1 m/s)
     "ipm_gain_coronal": 1.0,  # coronal IPM gain (the released code: 1.3)
     "max_step": 0.6,         # step clamp, fraction of the leg length (thesis: 0.6 L)
     "k_v": 100.0,            # sagittal virtual-force gain, N s/m (thesis)
