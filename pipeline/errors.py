@@ -39,12 +39,10 @@ class CorpusError(Exception):
 
     problems: list[Problem] = field(default_factory=list)
 
-    def __init__(self, problems: list[Problem] | Problem | str):
-        if isinstance(problems, str):
-            problems = [Problem(problems)]
-        elif isinstance(problems, Problem):
+    def __init__(self, problems: list[Problem | str] | Problem | str):
+        if isinstance(problems, (str, Problem)):
             problems = [problems]
-        self.problems = list(problems)
+        self.problems = [Problem(p) if isinstance(p, str) else p for p in problems]
         super().__init__(str(self))
 
     def __str__(self) -> str:

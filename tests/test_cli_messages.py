@@ -137,17 +137,23 @@ def test_a_duration_that_is_not_whole_frames_is_refused(corpus, tmp_path):
     assert corpus("run", "s.yaml", "--duration", "0.07", "--out", "out", "--quiet")[0] == 0
 
 
-def test_a_controller_file_naming_an_unknown_joint_is_located_at_its_entry(corpus, tmp_path):
-    # found by tests/test_fuzz_cli.py: the gait's programs are checked when the run starts,
-    # and the message had no place ("error: no body named 'eg_ml2'")
+@pytest.mark.parametrize("old, new, message", [
+    ("joint: leg_ml2, etarget: 0.2", "joint: eg_ml2, etarget: 0.2", "no body named 'eg_ml2' (known: abdomen, "),
+    # was a traceback: the gait's own check raised its problems as bare strings
+    ("metabolism: 0.05 ", "metabolism: 0 ", "gait protime must be positive, got 0.0\n"),
+])
+def test_a_controller_file_problem_is_located_at_its_entry(corpus, tmp_path, old, new, message):
+    # found by tests/test_fuzz_cli.py: the gait's programs and timing are checked when the run
+    # starts, and the messages had no place ("error: no body named 'eg_ml2'")
     root = Path(__file__).resolve().parents[1]
     for folder, name in (("creatures", "roach.yaml"), ("environments", "flat.yaml"), ("scenes", "roach_drop.yaml")):
         (tmp_path / folder).mkdir(exist_ok=True)
         (tmp_path / folder / name).write_text((root / folder / name).read_text())
     gait = (root / "creatures/roach_gait.yaml").read_text()
-    (tmp_path / "creatures/roach_gait.yaml").write_text(gait.replace("joint: leg_ml2, etarget: 0.2", "joint: eg_ml2, "
-                                                                     "etarget: 0.2"))
+    assert old in gait
+    (tmp_path / "creatures/roach_gait.yaml").write_text(gait.replace(old, new))
     status, out, err = corpus("run", "scenes/roach_drop.yaml", "--duration", repr(3 / 2400), "--out", "out", "--quiet")
     assert (status, out) == (1, "")
-    assert err.startswith("scenes/roach_drop.yaml:11:5: controllers[0]: no body named 'eg_ml2' (known: abdomen, ")
+    assert err.startswith(f"scenes/roach_drop.yaml:11:5: controllers[0]: {message}")
+    assert all(line.startswith("scenes/roach_drop.yaml:11:5: controllers[0]: ") for line in err.splitlines())
     assert not (tmp_path / "out").exists()
