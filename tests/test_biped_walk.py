@@ -66,3 +66,19 @@ def test_it_walks_a_few_steps_at_one_metre_per_second():
     assert all(a != b for a, b in zip(sides, sides[1:]))
     assert x[0] - x0[0] >= 1.5 and abs(x[1] - x0[1]) < 0.5
     assert sim.sensors.body_pose("pelvis")[0][2] > 0.8
+
+
+@pytest.mark.slow
+def test_w1_walks_twenty_metres_at_one_metre_per_second():
+    """Coros W1 (digest §8.1): >= 20 m without falling, mean COM speed over the last 10 s
+    within 10 % of V_d = 1 m/s (scenes/biped_w1.yaml, 22 s)."""
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_w1.yaml"))
+    walk = sim.data.user["biped_walk"]["biped"]
+    x0 = sim.sensors.com()[0]
+    sim.step(int(round(12.0 / sim.dt)))
+    x12 = sim.sensors.com()[0]
+    sim.step(int(round(10.0 / sim.dt)))
+    x22 = sim.sensors.com()[0]
+    assert not walk.fell
+    assert x22[0] - x0[0] >= 20.0
+    assert np.linalg.norm((x22 - x12)[:2]) / 10.0 == pytest.approx(1.0, rel=0.10)
