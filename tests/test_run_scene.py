@@ -44,12 +44,12 @@ def test_run_writes_a_complete_reloadable_run_directory(tmp_path):
 
 def test_a_failing_run_leaves_earlier_outputs_byte_identical(tmp_path):
     out = tmp_path / "run"
-    run_scene(REPO / "scenes/pendulum5.yaml", out, duration=0.02, export_options=NO_MEDIA, quiet=True)
+    run_scene(REPO / "scenes/pendulum5.yaml", out, duration=5 / 240, export_options=NO_MEDIA, quiet=True)
     before = digest(out)
     broken = json.loads((out / "scene.json").read_text())
     broken["controllers"] = [{"python": "no_such_module_xyz:step", "creature": broken["creatures"][0]["creature"]}]
     with pytest.raises(CorpusError, match="no_such_module_xyz"):
-        run_scene(broken, out, duration=0.02, export_options=NO_MEDIA, quiet=True)
+        run_scene(broken, out, duration=5 / 240, export_options=NO_MEDIA, quiet=True)
     assert digest(out) == before
     assert not list(tmp_path.glob(".*partial*"))
 
