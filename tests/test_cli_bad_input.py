@@ -500,7 +500,11 @@ def test_sweep_of_a_missing_scene(corpus, project):
 
 
 def test_batch_job_that_hangs_is_stopped_and_reported(corpus, project):
-    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000"))
+    # weightless, the box floats at rest for as long as the job runs: dropped, it bounces on
+    # rk4's stiff ground until it runs away at t = 3.04 s, which a fast machine reaches
+    # before the job is stopped
+    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000")
+                                       .replace("gravity: 9.8", "gravity: 0"))
     status, err = corpus("batch", "long.yaml", "--timeout", "2", "--out", "outputs/batch_hang", "--jobs", "1")
     assert status == 1
     assert "tiny: timeout: long.yaml: timed out after 2 s (--timeout); the job was stopped\n" in err
@@ -578,7 +582,11 @@ def interrupt_when(proc: subprocess.Popen, started, timeout: float = 60.0,
 
 
 def test_ctrl_c_mid_run_keeps_the_earlier_run(project):
-    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000"))
+    # weightless, the box floats at rest for as long as the job runs: dropped, it bounces on
+    # rk4's stiff ground until it runs away at t = 3.04 s, which a fast machine reaches
+    # before the job is stopped
+    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000")
+                                       .replace("gravity: 9.8", "gravity: 0"))
     # a first run in a fresh process compiles the step kernels (about a minute with an empty
     # numba cache), during which LLVM holds the signal; this test interrupts the simulation
     subprocess.run([*CORPUS, "run", "tiny.yaml", "--out", "outputs/warm", "--quiet", "--no-frames"],
@@ -613,7 +621,11 @@ def test_ctrl_c_mid_render_keeps_the_run(project):
 
 
 def test_ctrl_c_mid_batch_leaves_no_job_looking_done(project):
-    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000"))
+    # weightless, the box floats at rest for as long as the job runs: dropped, it bounces on
+    # rk4's stiff ground until it runs away at t = 3.04 s, which a fast machine reaches
+    # before the job is stopped
+    (project / "long.yaml").write_text(TINY.replace("duration: 0.05", "duration: 2000")
+                                       .replace("gravity: 9.8", "gravity: 0"))
     out = project / "outputs/batch_int"
     proc = subprocess.Popen([*CORPUS, "batch", "long.yaml", "--out", "outputs/batch_int", "--jobs", "1", "--quiet"],
                             cwd=project, stderr=subprocess.PIPE, text=True)
