@@ -28,7 +28,7 @@ from pipeline.control.biped_gait import CatmullRom, StanceMachine, ipm_step, two
 from pipeline.control.biped_pd import (ball_pd, clamp_norm, cross, exp_rot, heading_of, hinge_angle,
                                        log_rot, rot_z, universal_angles)
 from pipeline.control.biped_rig import BALL_LIMITS, LEG, SIDES, Frame, Rig, mirror
-from pipeline.control.commands import located, register_command, register_controller_kind
+from pipeline.control.commands import forward_to_controller, located, register_command, register_controller_kind
 from pipeline.errors import CorpusError
 from pipeline.physics.model import BALL, REVOLUTE
 
@@ -446,14 +446,7 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
 def walk_command(sim, args: dict) -> None:
     """`walk: {speed, heading, step_time, step_height, step_width, lean, knee_bend, mode}`
     for the named (or only) biped_walk controller."""
-    controllers = sim.data.user.get("biped_walk", {})
-    name = args.get("creature")
-    if name is None and len(controllers) == 1:
-        name = next(iter(controllers))
-    if name not in controllers:
-        known = ", ".join(str(k) for k in controllers) or "none"
-        raise CorpusError(f"walk: no biped_walk controller for creature {name!r} (biped_walk controllers: {known})")
-    controllers[name].command({k: v for k, v in args.items() if k != "creature"})
+    forward_to_controller(sim, "walk", "biped_walk", args)
 
 
 register_controller_kind("biped_walk", make_biped_walk_controller)

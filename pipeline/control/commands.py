@@ -39,6 +39,19 @@ def register_command(name: str, handler: Handler) -> None:
     _COMMANDS[name] = handler
 
 
+def forward_to_controller(sim, command: str, kind: str, args: dict) -> None:
+    """Hand a timeline command's args (less `creature`) to the named (or only) controller of
+    `kind` a scene runs, as kept in `sim.data.user[kind]` by creature."""
+    controllers = sim.data.user.get(kind, {})
+    name = args.get("creature")
+    if name is None and len(controllers) == 1:
+        name = next(iter(controllers))
+    if name not in controllers:
+        known = ", ".join(str(k) for k in controllers) or "none"
+        raise CorpusError(f"{command}: no {kind} controller for creature {name!r} ({kind} controllers: {known})")
+    controllers[name].command({k: v for k, v in args.items() if k != "creature"})
+
+
 def command_names() -> tuple[str, ...]:
     return tuple(sorted(_COMMANDS))
 

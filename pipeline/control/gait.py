@@ -22,7 +22,8 @@ from typing import Any, Callable
 import numpy as np
 
 from pipeline.control.gait_schedule import LEGS, GaitSchedule, GaitTiming
-from pipeline.control.commands import execute, located, register_command, register_controller_kind
+from pipeline.control.commands import (execute, forward_to_controller, located, register_command,
+                                       register_controller_kind)
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec.units import to_si
 
@@ -239,14 +240,7 @@ def make_gait_controller(sim, ref):
 
 def gait_command(sim, args: dict) -> None:
     """The `gait` timeline command: forwards to the named (or only) gait controller."""
-    controllers = sim.data.user.get("gait", {})
-    name = args.get("creature")
-    if name is None and len(controllers) == 1:
-        name = next(iter(controllers))
-    if name not in controllers:
-        known = ", ".join(str(k) for k in controllers) or "none"
-        raise CorpusError(f"gait: no gait controller for creature {name!r} (gait controllers: {known})")
-    controllers[name].command({k: v for k, v in args.items() if k != "creature"})
+    forward_to_controller(sim, "gait", "gait", args)
 
 
 register_controller_kind("gait", make_gait_controller)
