@@ -1,5 +1,5 @@
 """Every model of the importer zoo runs as converted: `corpus convert --as scene` writes a
-simulation block (MuJoCo's timestep as dt, implicit Euler at 1e-4 s) and starts free
+simulation block (MuJoCo's timestep as dt, implicit Euler at h = dt where stable) and starts free
 creatures clear of the ground, so each scene simulates its 1 s with no hand edits and none
 goes unstable (pipeline/importers/simulation.py)."""
 from pathlib import Path
@@ -43,7 +43,7 @@ def test_mujoco_timestep_becomes_dt_and_a_model_inside_its_floor_is_lifted(tmp_p
     path = next(p for p in MODELS if model_id(p) == "gym/humanoidstandup")  # timestep 0.003 s
     text = convert(path, tmp_path / "standup.yaml", capsys).read_text()
     doc = yaml.safe_load(text)
-    assert doc["simulation"] == {"duration": 1.002, "dt": 0.003, "integrator": "implicit_euler", "h": 0.0001}
+    assert doc["simulation"] == {"duration": 1.002, "dt": 0.003, "integrator": "implicit_euler", "h": 0.003}
     # MuJoCo starts its arms 3.6 cm inside the floor; corpus starts it touching
     assert doc["creatures"][0]["at"][-1] == {"move": [0, 0, pytest.approx(0.036, abs=1e-3)]}
     assert "starts 3.6 cm higher than in MuJoCo" in text

@@ -21,7 +21,7 @@ from pipeline.importers.links import (Actuator, GeomDef, ImportLog, ImportResult
 from pipeline.importers.massprops import (combine, mesh_volume_inertia, primitive_volume_inertia,
                                           principal)
 from pipeline.importers.meshes import load_mesh
-from pipeline.importers.simulation import lift_clear, simulation_block
+from pipeline.importers.simulation import ground_material, lift_clear, simulation_block, stable_h
 from pipeline.importers.xmltree import Element, attr_number, floats, parse_xml
 
 ACTUATOR_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper",
@@ -127,6 +127,7 @@ class MjcfImporter:
         self.timestep = None
         self.disabled: set[str] = set()  # <option><flag ...="disable"> names
         self.ground_z: float | None = None  # height of a horizontal plane in <worldbody>
+        self.ground_contact = (1.0, 0.02, 1.0)  # that plane's friction, solref (MuJoCo's defaults)
 
     # ---------------------------------------------------------------- top level
     def run(self, drop_unsupported: bool) -> ImportResult:
@@ -181,7 +182,7 @@ class MjcfImporter:
             if folded:
                 self.log.notes.append(Problem(f"massless welded bodies folded into their parents: "
                                               f"{', '.join(folded)}", file=str(self.path)))
-        environment = self._environment(model)
+        environment = self._environment(model, sum(ln.mass for links in trees for ln in links))
         if self.ground_z is not None:
             for doc in creatures:
                 lift = lift_clear(doc, environment, self.ground_z)
@@ -191,9 +192,11 @@ class MjcfImporter:
                         "contact lets it start inside the floor: corpus's ground spring would throw it",
                         file=str(self.path)))
         simulation = simulation_block(self.timestep)
+        simulation["h"] = stable_h(creatures, environment, simulation)
         self.log.notes.append(Problem(
             f"simulation: frames of MuJoCo's timestep ({simulation['dt']:g} s), integrated by implicit "
-            f"Euler at h = {simulation['h']:g} s, stable on corpus's penalty ground", file=str(self.path)))
+            f"Euler at h = {simulation['h']:g} s (the longest of dt, dt/2, ... that runs its first second "
+            "stably), on a ground matching MuJoCo's contact", file=str(self.path)))
         return ImportResult(creatures, motor_controllers(creatures, trees, actuators),
                             environment, simulation, [], [str(p) for p in self.log.notes],
                             actuators, trees, self.log)
@@ -204,17 +207,22 @@ class MjcfImporter:
         if a.get("type", "sphere") == "plane" and np.allclose(frame.rot[:, 2], (0, 0, 1)):
             if self.ground_z is None:
                 self.ground_z = float(frame.pos[2])
+                friction = floats(a.get("friction", "1"), 1, el, "friction")[0]
+                tc, ratio = floats(a.get("solref", "0.02 1"), 2, el, "solref")[:2]
+                self.ground_contact = (float(friction), float(tc), float(ratio))
                 self.log.note(el, "this plane becomes the environment's flat ground")
                 return
         self.log.note(el, "static world geometry is not imported: give the scene an environment "
                           "(ground, obstacles) instead")
 
-    def _environment(self, model: str) -> dict:
+    def _environment(self, model: str, mass: float) -> dict:
         gravity = MUJOCO_GRAVITY if self.gravity is None else self.gravity
         env: dict = {"environment": model,
                      "gravity": "off" if not any(gravity) else vector(gravity)}
         env["ground"] = ({"type": "none"} if self.ground_z is None
                          else {"type": "flat", "z": number(self.ground_z)})
+        if self.ground_z is not None:
+            env["material"] = ground_material(*self.ground_contact, mass)
         return env
 
     def _option(self, el: Element) -> None:

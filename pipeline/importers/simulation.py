@@ -1,16 +1,19 @@
-"""How a converted MuJoCo model runs as it comes: its `simulation:` block, and a start clear
-of the ground.
+"""How a converted MuJoCo model runs as it comes: its `simulation:` block, its ground, and a
+start clear of the ground.
 
 MuJoCo steps its soft constraint contact with an implicit integrator at the model's own
-timestep; corpus's ground is a penalty spring (the roach's exponential one unless the scene
-says otherwise), which RK4 at the default 1/240 s throws most of the importer zoo off
-(the ant at 0.3 s, the humanoid at 0.22 s). So the converter writes:
+timestep. corpus's default ground is McKenna's exponential penalty spring, which no step
+near MuJoCo's survives (a 5 ms step lands a foot millimetres deep, where the spring pushes
+with 1e7 N). So the converter writes a ground that matches MuJoCo's contact instead
+(`ground_material`: a linear spring-damper from the plane's solref, sized for the model's
+mass; docs/import.md) and:
 
 - `dt`: MuJoCo's timestep (0.002 s when the file sets none), the rate its actuators and
   policies expect commands at;
-- `integrator: implicit_euler` with `h` = IMPLICIT_H: linearly implicit Euler takes the
-  ground's stiffness into its step, and 1e-4 s ran every model of the zoo stably for 1 s
-  with its ground, with margin (5e-4 s did too; tests/test_import_run.py);
+- `integrator: implicit_euler` with `h` the largest of dt, dt/2, dt/4, ... (not below
+  MIN_H) at which the converted scene runs its first second, controls at zero, without a
+  SimulationError (`stable_h`): dt for all but one model of the importer zoo (the dog, whose
+  light toes slide with explicit friction forces, needs dt/2; tests/test_import_run.py);
 - `duration`: 1 s, made a whole number of frames.
 
 MuJoCo also lets a model start inside its floor (gymnasium's humanoidstandup lies with its
@@ -21,20 +24,60 @@ until they touch it, and a note in the file says by how much.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 MUJOCO_TIMESTEP = 0.002  # MuJoCo's default <option timestep>
-IMPLICIT_H = 1e-4  # s; see the module doc
+MIN_H = 1e-4  # s: the smallest step stable_h tries
 DURATION = 1.0  # s, before rounding up to whole frames
 PENETRATION = 1e-3  # m: a start deeper than this into the ground is lifted clear
 
 
 def simulation_block(timestep: float | None) -> dict:
+    """The block with h = dt; `stable_h` then shortens h where the model needs it."""
     dt = MUJOCO_TIMESTEP if timestep is None else float(timestep)
     frames = math.ceil(DURATION / dt - 1e-9)
     return {"duration": _number(frames * dt), "dt": _number(dt), "integrator": "implicit_euler",
-            "h": _number(min(IMPLICIT_H, dt))}
+            "h": _number(dt)}
+
+
+def stable_h(creatures: list, environment: dict, simulation: dict) -> float:
+    """The largest h of dt, dt/2, dt/4, ... (at least MIN_H) at which a scene of these
+    documents runs simulation["duration"] without a SimulationError."""
+    import pipeline
+    from pipeline.errors import SimulationError
+
+    scene = pipeline.load({"scene": "stable_h", "environment": environment, "creatures": creatures},
+                          allow_outside=True)
+    h = float(simulation["dt"])
+    while True:
+        settings = replace(scene.simulation, duration=float(simulation["duration"]),
+                           dt=float(simulation["dt"]), integrator="implicit_euler", h=h)
+        try:
+            pipeline.compile(scene, settings=settings).step(round(settings.duration / settings.dt))
+            return _number(h)
+        except SimulationError:
+            if h / 2 < MIN_H:
+                return _number(h)
+            h /= 2
+
+
+def ground_material(friction: float, timeconst: float, dampratio: float, mass: float) -> dict:
+    """The ground's `material:` matching MuJoCo's soft contact with the plane (solref:
+    time constant, damping ratio; negative: direct stiffness, damping per unit mass):
+    a linear spring-damper sized for the model's whole mass, so one point carrying all
+    of it sinks g tc^2 dr^2 (3.9 mm at MuJoCo's default 0.02 s, 1) and is critically
+    damped, as MuJoCo's reference acceleration -b v - k d would have it. No restitution
+    scaling (the damper takes the energy) and no exponential spring."""
+    mass = max(float(mass), 1e-6)
+    if timeconst > 0:
+        k = mass / (timeconst * timeconst * dampratio * dampratio)
+        b = 2.0 * mass / timeconst
+    else:
+        k, b = -timeconst * mass, -dampratio * mass
+    return {"friction": _number(friction), "restitution": 1.0, "k": _number(k), "b": _number(b),
+            "exp_alpha": 0.0}
 
 
 def _number(x: float) -> float:
