@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     selected = next((a for a in argv if not a.startswith("-")), None)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, note_interrupt)
+        signal.signal(signal.SIGTERM, note_interrupt)  # `kill` stops any command as cleanly as Ctrl-C
     try:
         parser = build_parser(selected if selected in COMMANDS else None)
         args = parser.parse_args(argv)

@@ -161,6 +161,33 @@ def test_ctrl_c_checkpoints_exits_130_and_resumes(tmp_path, uninterrupted):
     assert rows(out) == rows(uninterrupted)
 
 
+def pool_workers(pid: int) -> list:
+    import psutil
+
+    return [p for p in psutil.Process(pid).children() if "spawn_main" in " ".join(p.cmdline())]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_killing_the_coordinator_alone_stops_its_workers(tmp_path, sig):
+    """`kill PID` (or the OOM killer) hits the coordinator, not its process group: the workers
+    it started must not simulate on."""
+    import psutil
+
+    path = write_evolution(tmp_path, duration=30, generations=4)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "evolve", path, "--out", out, "--jobs", "2",
+                             "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    workers = wait_for(lambda: pool_workers(proc.pid))
+    os.kill(proc.pid, sig)
+    proc.communicate(timeout=120)
+    _, alive = psutil.wait_procs(workers, timeout=10)
+    for p in alive:
+        p.kill()
+    assert alive == []
+    if sig == signal.SIGTERM:  # handled as Ctrl-C is
+        assert proc.returncode == 130
+
+
 def test_a_folder_with_a_run_is_never_overwritten(tmp_path, uninterrupted):
     path = write_evolution(tmp_path)
     result = corpus("evolve", path, "--out", uninterrupted)

@@ -10,12 +10,13 @@ Two kinds of work:
 """
 from __future__ import annotations
 
+import functools
 import os
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Callable, Iterable, Iterator
 
-from pipeline.batch.worker import JobOutcome, kill_all, run_job_process
+from pipeline.batch.worker import JobOutcome, die_with_parent, kill_all, run_job_process
 from pipeline.errors import CorpusError
 
 
@@ -39,13 +40,17 @@ class LocalExecutor:
             kill_all()
         self._pool.shutdown(wait=True, cancel_futures=True)
         if self._workers is not None:
+            if exc_type is not None:  # an evaluation still running would go on after we exit
+                terminate_workers(self._workers)
             self._workers.shutdown(wait=exc_type is None, cancel_futures=True)
 
     def map(self, fn: Callable, items: Iterable) -> Iterator[tuple[int, object, BaseException | None]]:
         """(index, result, None) or (index, None, exception) per item, as they finish."""
         if self._workers is None:
             # spawned, not forked: a fork of a process holding Dask or tqdm threads can hang
-            self._workers = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+            # they die with us even when we are killed outright and cannot clean up
+            self._workers = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=functools.partial(die_with_parent, os.getpid()))
         futures = {self._workers.submit(fn, item): i for i, item in enumerate(items)}
         for fut in as_completed(futures):
             error = fut.exception()
@@ -55,6 +60,12 @@ class LocalExecutor:
         futures = {self._pool.submit(run_job_process, p, timeout): p for p in payloads}
         for fut in as_completed(futures):
             yield futures[fut], fut.result()
+
+
+def terminate_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGTERM every process of the pool (Python 3.14 has pool.terminate_workers())."""
+    for proc in list((pool._processes or {}).values()):
+        proc.terminate()
 
 
 class DaskExecutor:

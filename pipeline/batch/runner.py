@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import math
-import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 from pipeline.batch.executors import make_executor
 from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
-from pipeline.errors import CorpusError, Problem, note_interrupt
+from pipeline.errors import CorpusError, Problem
 from pipeline.fileio import atomic_write_text
 from pipeline.simulate.metrics import SCENE_METRICS
 
@@ -182,7 +181,6 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    signal.signal(signal.SIGTERM, note_interrupt)  # `kill` stops a batch as cleanly as Ctrl-C
     if args.jobs is not None and args.jobs < 1:
         raise CorpusError(Problem(f"expected at least 1 job at once, got {args.jobs}", path="--jobs"))
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):

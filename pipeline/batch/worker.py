@@ -33,10 +33,12 @@ class JobOutcome:
     wall_s: float = 0.0
 
 
-def _die_with_parent(parent: int) -> None:
-    """Get SIGTERM when the batch that started us goes away, so a batch killed outright does
-    not leave jobs running on (Linux only; elsewhere a no-op). Set here rather than in a
-    preexec_fn, which is unsafe in the batch's threaded parent."""
+def die_with_parent(parent: int) -> None:
+    """Get SIGTERM when the process that started us goes away, so a batch or evolution killed
+    outright does not leave jobs or evaluations running on (Linux only; elsewhere a no-op).
+    Set here rather than in a preexec_fn, which is unsafe in the batch's threaded parent.
+    Linux sends it when the *thread* that started us ends: start workers from a thread that
+    lives as long as they should."""
     try:
         import ctypes
 
@@ -178,7 +180,7 @@ def main(argv: list[str]) -> int:
 
     job = json.load(sys.stdin)
     try:
-        _die_with_parent(int(os.environ.get("CORPUS_BATCH_PARENT", os.getppid())))
+        die_with_parent(int(os.environ.get("CORPUS_BATCH_PARENT", os.getppid())))
         run_scene(job["source"], job["out_dir"], quiet=True, base_dir=job.get("base_dir") or None,
                   extra_manifest={"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]})
     except CorpusError as e:
