@@ -185,14 +185,18 @@ def add_export_flags(p) -> None:
                    help=f"output frames per second (default: the scene's outputs.fps, else {ExportOptions.fps:g})")
     p.add_argument("--size", metavar="WIDTHxHEIGHT",
                    help=f"frame size in pixels (default: the scene's outputs.size, else {width}x{height})")
+    p.add_argument("--quality", help="draft (fast) or final (anti-aliased, soft shadows; "
+                   "the default, else the scene's outputs.quality)")
     p.add_argument("--quiet", action="store_true", help="no progress bars, notices or summary")
 
 
 def export_flags(args) -> dict:
     """CLI flags shared by `run` and `render`, as export options."""
-    from pipeline.export.options import FPS_UNIT, MAX_FPS, bounded_positive
+    from pipeline.export.options import FPS_UNIT, MAX_FPS, bounded_positive, quality
 
     options = {}
+    if getattr(args, "quality", None) is not None:
+        options["quality"] = quality(args.quality, "--quality")
     if getattr(args, "no_frames", False):
         options["frames"] = False
         options["video"] = False

@@ -80,7 +80,7 @@ def test_shadow_points_lie_on_the_floor_along_the_light():
     model, rec = walker_model(), walker_recording()
     parts, world = body_parts(model)
     r = FrameRenderer(parts, world, checker_for(FLAT, rec.body_pos, 0.08), 64, 64,
-                      antialias=False, show_time=False)
+                      quality="draft", show_time=False)
     try:
         m = pose_matrices(rec.body_pos[100], rec.body_quat[100])
         r._project_shadow(m)

@@ -70,13 +70,15 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
         written += write_plots(recording, model, out_dir, opts.plots, scene)
     if opts.renders:
         from pipeline.export.frames import gait_overlay, render_sequence
+        from pipeline.export.look import look_for
         from pipeline.export.opengl import require_context
         from pipeline.export.render import FrameRenderer
 
         require_context()
         renderer = FrameRenderer(
             per_body, world, checker_for(environment, pos, size, opts.ground_tile),
-            *opts.size, terrain=terrain, shadows=opts.shadows, antialias=opts.antialias,
+            *opts.size, terrain=terrain, shadows=opts.shadows, quality=opts.quality,
+            look=look_for(environment),
             show_time=opts.show_time, slow_motion=opts.slow_motion, gait=gait_overlay(channels, opts, time),
             gait_window=opts.gait_window, deforming=shapes)
         try:

@@ -71,7 +71,7 @@ def render_options(scene_outputs: dict, args) -> dict:
 
 
 # the outputs fields, named as their flags, that say how the exports look
-RESTATED = ("fps", "size", "slow_motion")
+RESTATED = ("fps", "size", "slow_motion", "quality")
 
 
 def restate_outputs(source: dict, options: dict, args) -> dict:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pipeline.errors import CorpusError, Problem
 
 VIDEO_FORMATS = ("mp4", "gif")
+QUALITIES = ("draft", "final")  # the enum of outputs.quality in schemas/outputs.schema.json
 MESH_FORMATS = ("obj", "ply", "stl")
 MAX_FPS = 1000.0  # the `maximum` of fps and slow_motion in schemas/outputs.schema.json
 MAX_SLOW_MOTION = 1000.0
@@ -27,7 +28,7 @@ class ExportOptions:
     plots: bool | tuple[str, ...] = False
     camera: dict = field(default_factory=dict)
     shadows: bool = True
-    antialias: bool = False  # FXAA: several times the frame time on software GL
+    quality: str = "final"  # draft | final (pipeline/export/render.py)
     show_time: bool = True
     show_gait: bool = True
     gait_window: float = 1.0  # seconds of gait history in the inset
@@ -72,6 +73,13 @@ def bounded_positive(value, limit: float, unit: str, where: str) -> float:
     return number
 
 
+def quality(value, where: str) -> str:
+    """`value` if it names a quality, else a CorpusError at `where` (a flag or a field)."""
+    if value not in QUALITIES:
+        raise CorpusError(Problem(f"expected one of {', '.join(QUALITIES)}, got {value!r}", path=where))
+    return value
+
+
 def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
     """ExportOptions from the merged dict `run`/`render` pass (outputs block + CLI flags)."""
     if isinstance(options, ExportOptions):
@@ -97,7 +105,7 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
         glb=bool(o.get("glb", False)), meshes=meshes[0] if meshes else None,
         plots=plots if isinstance(plots, bool) else tuple(plots),
         camera=dict(o.get("camera", {}) or {}), shadows=bool(o.get("shadows", True)),
-        antialias=bool(o.get("antialias", False)),
+        quality=quality(o.get("quality", ExportOptions.quality), "outputs.quality"),
         show_time=bool(overlays.get("time", True)), show_gait=bool(overlays.get("gait", True)),
         gait_window=float(overlays.get("gait_window", 1.0)),
         ground_tile=(o.get("ground") or {}).get("tile"), gif_width=int(o.get("gif_width", 480)),

@@ -1,18 +1,28 @@
 """Off-screen frames with pyvista/VTK: one Plotter for the whole sequence, one actor per
-body whose transform changes each frame, a checker ground (flat or terrain), shadows
-(pipeline/export/shadows.py), springs and domes of particle models, and overlays."""
+body whose transform changes each frame, a checker ground (flat or terrain) drawn by
+pipeline/export/shaders.py, shadows (pipeline/export/shadows.py), the light rig
+(pipeline/export/lights.py), springs and domes of particle models, and overlays.
+
+`quality="final"` anti-aliases with a 4x multisampled framebuffer; `"draft"` draws one
+sample per pixel. docs/export.md has the measurements behind the choice."""
 from __future__ import annotations
 
 import numpy as np
 
-from pipeline.export.ground import DARK_TILE, LIGHT_TILE, Checker
+from pipeline.export.ground import Checker
+from pipeline.export.lights import add_rig
+from pipeline.export.look import AIR_LOOK, Look
 from pipeline.export.meshes import Part, merged
 from pipeline.export.opengl import choose_backend
-from pipeline.export.shadows import KEY_LIGHT, onto_ground
+from pipeline.export.shaders import add_fog, checker_floor, set_fog
+from pipeline.export.shadows import onto_ground
 
-SKY = (0.78, 0.85, 0.93)
 SHADOW_SHADE = 0.62  # brightness of the ground in shadow, relative to the lit ground
-TEXELS_PER_TILE = 32
+# Measured on Mesa's software rasteriser at 1280x720 (benchmarks/render.py --aa-table): 4x
+# MSAA gave the highest PSNR against a 4x4-supersampled frame at the lowest cost of the
+# anti-aliasing methods (averaging 4 jittered passes, 2x supersampling, FXAA). The floor's
+# checker is filtered in its shader, so MSAA only has the edges of bodies to resolve.
+MULTISAMPLES = {"draft": 0, "final": 4}
 
 
 def _poly(vertices, faces, normals=None, rgba=None):
@@ -28,20 +38,12 @@ def _poly(vertices, faces, normals=None, rgba=None):
     return poly
 
 
-def _checker_texture(colors, shade: float = 1.0):
+def _tile_texture():
+    """A one-texel texture: the checker is computed in the shader (shaders.checker_floor),
+    but VTK passes texture coordinates to it only for a textured actor."""
     import pyvista as pv
 
-    light, dark = (np.rint(np.asarray(c) * shade * 255).astype(np.uint8) for c in colors)
-    n = TEXELS_PER_TILE
-    parity = (np.arange(2 * n)[:, None] // n + np.arange(2 * n)[None, :] // n) % 2
-    img = np.where(parity[..., None] == 0, light, dark).astype(np.uint8)
-    tex = pv.Texture(img)
-    tex.repeat = True
-    # nearest texels keep the tile edges sharp up close; mipmaps keep the far floor from
-    # shimmering; trilinear filtering would cost 4x the frame time on llvmpipe
-    tex.interpolate = False
-    tex.mipmap = True
-    return tex
+    return pv.Texture(np.full((1, 1, 3), 255, np.uint8))
 
 
 def _tcoords(points: np.ndarray, lo, tile) -> np.ndarray:
@@ -54,36 +56,28 @@ class FrameRenderer:
 
     def __init__(self, parts_per_body: list[list[Part]], world_parts: list[Part],
                  checker: Checker | None, width: int, height: int, *, terrain=None,
-                 shadows: bool = True, antialias: bool = False, show_time: bool = True,
-                 gait=None, gait_window: float = 1.0, deforming=(), slow_motion: float = 1.0):
+                 shadows: bool = True, quality: str = "final", look: Look = AIR_LOOK,
+                 show_time: bool = True, gait=None, gait_window: float = 1.0, deforming=(),
+                 slow_motion: float = 1.0):
         choose_backend()
         import pyvista as pv
 
         p = pv.Plotter(off_screen=True, window_size=(int(width), int(height)), lighting=None)
-        # a multisampled framebuffer costs ~0.2 s per 1280x720 frame on Mesa's software
-        # rasteriser (llvmpipe); edges stay sharp-stepped unless FXAA is asked for
-        p.ren_win.SetMultiSamples(0)
-        p.set_background(SKY)  # a gradient costs a full-screen pass for a sliver of sky
-        self.plotter = p
+        p.ren_win.SetMultiSamples(MULTISAMPLES[quality])
+        p.set_background(look.background)  # a gradient costs a full-screen pass
+        self.plotter, self.look = p, look
         self.checker, self.terrain = checker, terrain
+        self.fogged = []  # actors whose fog uniforms follow the camera
         self._add_ground()
         if world_parts:
             v, n, f, c = merged(world_parts)
-            p.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.3, diffuse=0.7,
-                       specular=0.15)
+            self._fog(p.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.3,
+                                 diffuse=0.7, specular=0.15))
         self.actors = [self._add_body(parts) if parts else None for parts in parts_per_body]
         self.deforming = [self._add_deforming(item, width) for item in deforming]
         has_ground = checker is not None or terrain is not None
         self.shadow = self._add_shadow(parts_per_body) if shadows and has_ground else None
-
-        key = pv.Light(light_type="scene light", intensity=1.0)
-        key.positional = False
-        key.position = tuple(KEY_LIGHT * 100.0)
-        key.focal_point = (0.0, 0.0, 0.0)
-        p.add_light(key)
-        p.add_light(pv.Light(light_type="headlight", intensity=0.3))
-        if antialias:
-            p.enable_anti_aliasing("fxaa")
+        add_rig(p, look.underwater)
 
         self.time_suffix = f"   ({1 / slow_motion:g} x real time)" if slow_motion != 1 else ""
         self.time_actor = p.add_text("", position=(12, 10), font_size=12,
@@ -94,38 +88,51 @@ class FrameRenderer:
 
             self.gait = GaitInset(p, *gait, window=gait_window, width=int(width), height=int(height))
         p.show(auto_close=False)
+        self.size = (int(width), int(height))
+        import vtk
+
+        self.pixels = vtk.vtkUnsignedCharArray()
+
+    def _fog(self, actor):
+        add_fog(actor)
+        self.fogged.append(actor)
+        return actor
 
     def _add_ground(self) -> None:
-        import pyvista as pv
-
         checker, terrain = self.checker, self.terrain
         if checker is not None:
-            # Drawn unlit with its lit colours in the texture: under a directional key
-            # light a plane's shading is uniform, and skipping the lighting shader on the
-            # largest surface of the frame saves most of the software rasteriser's time.
+            import pyvista as pv
+
+            # drawn unlit with its lit colours: under a directional key light a plane's
+            # shading is uniform, and skipping the lighting on the largest surface of the
+            # frame saves much of the software rasteriser's time
             floor = pv.Plane(center=((checker.lo[0] + checker.hi[0]) / 2,
                                      (checker.lo[1] + checker.hi[1]) / 2, checker.z),
                              i_size=checker.hi[0] - checker.lo[0],
                              j_size=checker.hi[1] - checker.lo[1], i_resolution=1, j_resolution=1)
-            self.tiles = (checker.lo, (checker.tile, checker.tile), checker.colors)
-            floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles[:2])
-            self.plotter.add_mesh(floor, texture=_checker_texture(checker.colors), lighting=False)
+            self.tiles = (checker.lo, (checker.tile, checker.tile))
+            floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles)
+            actor = self.plotter.add_mesh(floor, texture=_tile_texture(), lighting=False)
+            checker_floor(actor, *self.look.tiles)
+            self.fogged.append(actor)
         if terrain is not None:
             # lit, so the relief reads; one checker tile per grid cell, as in the glTF
-            self.tiles = (terrain.lo, (terrain.dx, terrain.dy), (LIGHT_TILE, DARK_TILE))
+            self.tiles = (terrain.lo, (terrain.dx, terrain.dy))
             tv, tf, _ = terrain.mesh()
             mesh = _poly(tv, tf).compute_normals(cell_normals=True, point_normals=False)
-            mesh.active_texture_coordinates = _tcoords(mesh.points, *self.tiles[:2])
-            self.plotter.add_mesh(mesh, texture=_checker_texture(self.tiles[2]), ambient=0.45,
-                                  diffuse=0.6, specular=0.0)
+            mesh.active_texture_coordinates = _tcoords(mesh.points, *self.tiles)
+            actor = self.plotter.add_mesh(mesh, texture=_tile_texture(), ambient=0.45,
+                                          diffuse=0.6, specular=0.0)
+            checker_floor(actor, *self.look.tiles, lit=True)
+            self.fogged.append(actor)
 
     def _add_body(self, parts: list[Part]):
         v, n, f, c = merged(parts)
-        actor = self.plotter.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.35,
-                                      diffuse=0.75, specular=0.25, specular_power=20.0,
+        actor = self.plotter.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.3,
+                                      diffuse=0.8, specular=0.3, specular_power=24.0,
                                       opacity=float(min(c[:, 3])))
-        actor.prop.interpolation = "gouraud"
-        return actor
+        actor.prop.interpolation = "phong"
+        return self._fog(actor)
 
     def _add_deforming(self, item, width: int):
         """A spring set (line segments drawn as tubes) or a surface; returns the polydata
@@ -137,12 +144,14 @@ class FrameRenderer:
             n = len(first) // 2
             lines = np.hstack([np.full((n, 1), 2), np.arange(2 * n).reshape(n, 2)]).ravel()
             poly = pv.PolyData(first.copy(), lines=lines)
-            self.plotter.add_mesh(poly, color=item.rgba[:3], render_lines_as_tubes=True,
-                                  line_width=max(2.0, width / 320.0), ambient=0.3, diffuse=0.7)
+            actor = self.plotter.add_mesh(poly, color=item.rgba[:3], render_lines_as_tubes=True,
+                                          line_width=max(2.0, width / 320.0), ambient=0.3,
+                                          diffuse=0.7)
         else:
             poly = _poly(first.copy(), item.faces)
-            self.plotter.add_mesh(poly, color=item.rgba[:3], opacity=float(item.rgba[3]),
-                                  ambient=0.3, diffuse=0.7, specular=0.2)
+            actor = self.plotter.add_mesh(poly, color=item.rgba[:3], opacity=float(item.rgba[3]),
+                                          ambient=0.3, diffuse=0.7, specular=0.2)
+        self._fog(actor)
         return poly, item.vertices
 
     def _add_shadow(self, parts_per_body: list[list[Part]]):
@@ -154,9 +163,10 @@ class FrameRenderer:
         self.shadow_body = np.repeat([b for b, _ in owners], [len(part.vertices) for _, part in owners])
         self.shadow_local = np.hstack([v, np.ones((len(v), 1))])
         shadow = _poly(v, f)
-        shadow.active_texture_coordinates = _tcoords(v, *self.tiles[:2])
-        actor = self.plotter.add_mesh(shadow, texture=_checker_texture(self.tiles[2], SHADOW_SHADE),
-                                      lighting=False)
+        shadow.active_texture_coordinates = _tcoords(v, *self.tiles)
+        actor = self.plotter.add_mesh(shadow, texture=_tile_texture(), lighting=False)
+        checker_floor(actor, *self.look.tiles, shade=SHADOW_SHADE)
+        self.fogged.append(actor)
         actor.mapper.SetResolveCoincidentTopologyToPolygonOffset()
         return shadow
 
@@ -164,7 +174,7 @@ class FrameRenderer:
         world = np.einsum("nij,nj->ni", matrices[self.shadow_body, :3, :], self.shadow_local)
         flat = onto_ground(world, self.checker, self.terrain)
         self.shadow.points[:] = flat
-        self.shadow.active_texture_coordinates[:] = _tcoords(flat, *self.tiles[:2])
+        self.shadow.active_texture_coordinates[:] = _tcoords(flat, *self.tiles)
         self.shadow.Modified()
 
     def render(self, matrices: np.ndarray, eye, focus, up, time: float | None = None,
@@ -182,13 +192,27 @@ class FrameRenderer:
         cam = self.plotter.camera
         cam.position, cam.focal_point, cam.up = tuple(eye), tuple(focus), tuple(up)
         distance = float(np.linalg.norm(np.asarray(eye) - np.asarray(focus)))
-        cam.clipping_range = (distance * 0.02, distance * 200.0)
+        clip = (distance * 0.02, distance * 200.0)
+        cam.clipping_range = clip
+        look = self.look
+        for actor in self.fogged:
+            set_fog(actor, look.fog, look.fog_near * distance, look.fog_far * distance,
+                    look.fog_max, clip)
         if self.time_actor is not None and time is not None:
             self.time_actor.SetInput(f"t = {time:.3f} s{self.time_suffix}")
         if self.gait is not None and time is not None:
             self.gait.update(time)
-        self.plotter.render()
-        return self.plotter.screenshot(return_img=True)
+        self.plotter.ren_win.Render()
+        return self.read_pixels()
+
+    def read_pixels(self) -> np.ndarray:
+        """The window's last frame as (H, W, 3) uint8."""
+        from vtk.util.numpy_support import vtk_to_numpy
+
+        w, h = self.size
+        self.plotter.ren_win.GetPixelData(0, 0, w - 1, h - 1, 0, self.pixels, 0)
+        # OpenGL rows start at the bottom of the image
+        return vtk_to_numpy(self.pixels).reshape(h, w, 3)[::-1].copy()
 
     def close(self) -> None:
         self.plotter.close()
