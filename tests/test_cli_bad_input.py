@@ -136,6 +136,8 @@ YAML_CASES = {
                  "1e+07 a run can take; raise dt or shorten the run"),
     "fps_too_high": (TINY.replace("{plots: [speed]}", "{plots: [speed], fps: 1e12}"),
                      ":10:32: outputs.fps: must be at most 1000, got 1000000000000.0"),
+    "bad_quality": (TINY.replace("{plots: [speed]}", "{plots: [speed], quality: best}"),
+                    ":10:36: outputs.quality: the string 'best' is not one of: draft, final"),
     "too_many_steps": (TINY.replace("h: 1/1000", "h: 1e-12"),
                        ":9:24: simulation.duration: 0.05 s at h = 1e-12 s is 5e+10 integrator steps"),
 }
