@@ -8,6 +8,7 @@ pipeline/export/options.py and docs/export.md). Files are written atomically.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,14 +26,19 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
     from pipeline.export.plots import channels_of
     from pipeline.export.resample import frame_times, resample_poses
 
+    from pipeline.export.look import look_for
+
     opts = resolve_options(options)
     out_dir = Path(out_dir)
+    environment = getattr(scene, "environment", {}) or {}
+    look = look_for(environment)
+    if look.elevation is not None:
+        opts = replace(opts, camera={"elevation": look.elevation, **opts.camera})
     written: list[Path] = []
     time = np.asarray(recording.time, float)
     if len(time) == 0:
         raise CorpusError("the recording has no samples: nothing to export")
     times = frame_times(time, opts.sample_rate)
-    environment = getattr(scene, "environment", {}) or {}
     needs_poses = opts.glb or opts.meshes or opts.renders
     if needs_poses:
         from pipeline.export.camera import target_bodies
@@ -70,15 +76,17 @@ def export_run(recording, model, scene, out_dir, options) -> list[Path]:
         written += write_plots(recording, model, out_dir, opts.plots, scene)
     if opts.renders:
         from pipeline.export.frames import gait_overlay, render_sequence
-        from pipeline.export.look import look_for
         from pipeline.export.opengl import require_context
         from pipeline.export.render import FrameRenderer
 
+        from pipeline.export.deforming import covered
+
         require_context()
+        hidden = covered(model)
         renderer = FrameRenderer(
-            per_body, world, checker_for(environment, pos, size, opts.ground_tile),
+            [[] if b in hidden else parts for b, parts in enumerate(per_body)], world, checker_for(environment, pos, size, opts.ground_tile),
             *opts.size, terrain=terrain, shadows=opts.shadows, quality=opts.quality,
-            look=look_for(environment),
+            look=look,
             show_time=opts.show_time, slow_motion=opts.slow_motion, gait=gait_overlay(channels, opts, time),
             gait_window=opts.gait_window, deforming=shapes)
         try:

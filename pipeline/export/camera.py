@@ -42,11 +42,13 @@ def smooth(path: np.ndarray, fps: float, seconds: float) -> np.ndarray:
 
 def target_bodies(spec: str, model, pos) -> np.ndarray:
     """Bodies the camera is about: for `com` the first creature (in scene order) that
-    moves, for `com:<creature>` that creature, for a body name that body's creature."""
+    moves, for `com:<creature>` that creature, for a body name that body's creature; of a
+    creature, the bodies that move when some do (the jellyfish's food marker stays put and
+    would otherwise pull the framing half a metre wide)."""
     model = view_of(model)
     trees = np.asarray(model.body_tree)
+    moving = np.ptp(pos, axis=0).max(axis=1) > 0 if len(pos) > 1 else np.ones(pos.shape[1], bool)
     if spec == "com":
-        moving = np.ptp(pos, axis=0).max(axis=1) > 0 if len(pos) > 1 else np.ones(pos.shape[1], bool)
         tree = trees[np.flatnonzero(moving)[0]] if moving.any() else trees[0]
     elif spec.startswith("com:"):
         name = spec[4:]
@@ -59,7 +61,8 @@ def target_bodies(spec: str, model, pos) -> np.ndarray:
     else:
         raise CorpusError(f"outputs.camera.target: no body named {spec!r}; use com, com:<creature> "
                           f"or one of {', '.join(model.body_names[:8])}...")
-    return np.flatnonzero(trees == tree)
+    bodies = np.flatnonzero(trees == tree)
+    return bodies[moving[bodies]] if moving[bodies].any() else bodies
 
 
 def target_path(spec: str, model, pos, quat) -> np.ndarray:

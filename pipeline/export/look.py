@@ -25,6 +25,7 @@ class Look:
     fog_max: float  # how much of the fog colour the farthest things take
     tiles: tuple  # light and dark checker colours
     water_surface: float | None = None  # height of the water surface, when under water
+    elevation: float | None = None  # default camera elevation, degrees (None: the camera's own)
 
     @property
     def underwater(self) -> bool:
@@ -42,4 +43,5 @@ def look_for(environment: dict | None) -> Look:
     if not water:
         return AIR_LOOK
     surface = next((m.surface for m in water if m.flow == "waves"), None)
-    return Look(WATER, WATER, 0.4, 4.0, 0.9, SAND, surface)
+    # a camera looking nearly level sees the surface above the far floor
+    return Look(WATER, WATER, 0.4, 4.0, 1.0, SAND, surface, elevation=8.0)

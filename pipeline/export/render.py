@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.export.deforming import TUBE_SIDES, tube_mesh
 from pipeline.export.ground import Checker
 from pipeline.export.lights import add_rig
 from pipeline.export.look import AIR_LOOK, Look
@@ -18,6 +19,9 @@ from pipeline.export.shaders import add_fog, checker_floor, set_fog
 from pipeline.export.shadows import onto_ground
 
 SHADOW_SHADE = 0.62  # brightness of the ground in shadow, relative to the lit ground
+SURFACE_COLOUR = (0.62, 0.88, 0.92)  # the water surface seen from below
+SURFACE_REACH = 3.0  # the surface fades over this many times the fog's distances: it
+# stays brighter than the water far away, and meets it at the horizon
 # Measured on Mesa's software rasteriser at 1280x720 (benchmarks/render.py --aa-table): 4x
 # MSAA gave the highest PSNR against a 4x4-supersampled frame at the lowest cost of the
 # anti-aliasing methods (averaging 4 jittered passes, 2x supersampling, FXAA). The floor's
@@ -46,6 +50,17 @@ def _tile_texture():
     return pv.Texture(np.full((1, 1, 3), 255, np.uint8))
 
 
+def _vertex_normals(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Unit normals of a smooth surface: the area-weighted normals of the faces around each
+    vertex (the bell of a jellyfish changes shape every frame)."""
+    v = np.asarray(vertices, float)
+    face = np.cross(v[faces[:, 1]] - v[faces[:, 0]], v[faces[:, 2]] - v[faces[:, 0]])
+    n = np.zeros_like(v)
+    for corner in range(3):
+        np.add.at(n, faces[:, corner], face)
+    return n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
+
+
 def _tcoords(points: np.ndarray, lo, tile) -> np.ndarray:
     """Planar xy texture coordinates: one texture repeat (2 x 2 tiles) per 2 tiles."""
     return (points[:, :2] - np.asarray(lo)) / (2.0 * np.asarray(tile))
@@ -67,8 +82,10 @@ class FrameRenderer:
         p.set_background(look.background)  # a gradient costs a full-screen pass
         self.plotter, self.look = p, look
         self.checker, self.terrain = checker, terrain
-        self.fogged = []  # actors whose fog uniforms follow the camera
+        self.fogged = []  # (actor, reach) whose fog uniforms follow the camera
         self._add_ground()
+        if look.water_surface is not None:
+            self._add_water_surface(look.water_surface)
         if world_parts:
             v, n, f, c = merged(world_parts)
             self._fog(p.add_mesh(_poly(v, f, n, c), scalars="rgb", rgb=True, ambient=0.3,
@@ -95,8 +112,22 @@ class FrameRenderer:
 
     def _fog(self, actor):
         add_fog(actor)
-        self.fogged.append(actor)
+        self.fogged.append((actor, 1.0))
         return actor
+
+    def _add_water_surface(self, z: float) -> None:
+        """The underside of the water surface: a bright sheet that fades later than the rest,
+        so a band of it shows above the horizon of a camera looking nearly level."""
+        import pyvista as pv
+
+        lo, hi = np.asarray(self.tiles[0]), np.asarray(self.tiles[0]) + 1.0
+        if self.checker is not None:
+            lo, hi = np.asarray(self.checker.lo), np.asarray(self.checker.hi)
+        centre, span = (lo + hi) / 2, 8.0 * (hi - lo)
+        sheet = pv.Plane(center=(*centre, z), i_size=span[0], j_size=span[1])
+        actor = self.plotter.add_mesh(sheet, color=SURFACE_COLOUR, lighting=False)
+        add_fog(actor)
+        self.fogged.append((actor, SURFACE_REACH))
 
     def _add_ground(self) -> None:
         checker, terrain = self.checker, self.terrain
@@ -114,7 +145,7 @@ class FrameRenderer:
             floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles)
             actor = self.plotter.add_mesh(floor, texture=_tile_texture(), lighting=False)
             checker_floor(actor, *self.look.tiles)
-            self.fogged.append(actor)
+            self.fogged.append((actor, 1.0))
         if terrain is not None:
             # lit, so the relief reads; one checker tile per grid cell, as in the glTF
             self.tiles = (terrain.lo, (terrain.dx, terrain.dy))
@@ -124,7 +155,7 @@ class FrameRenderer:
             actor = self.plotter.add_mesh(mesh, texture=_tile_texture(), ambient=0.45,
                                           diffuse=0.6, specular=0.0)
             checker_floor(actor, *self.look.tiles, lit=True)
-            self.fogged.append(actor)
+            self.fogged.append((actor, 1.0))
 
     def _add_body(self, parts: list[Part]):
         v, n, f, c = merged(parts)
@@ -135,24 +166,24 @@ class FrameRenderer:
         return self._fog(actor)
 
     def _add_deforming(self, item, width: int):
-        """A spring set (line segments drawn as tubes) or a surface; returns the polydata
-        whose points each frame replaces, with the per-frame vertices."""
-        import pyvista as pv
-
+        """A spring set (tubes between mass pairs) or a surface; returns the polydata whose
+        points each frame replaces, with the drawable."""
         first = item.vertices[0]
+        colors = item.colors
         if item.faces is None:
-            n = len(first) // 2
-            lines = np.hstack([np.full((n, 1), 2), np.arange(2 * n).reshape(n, 2)]).ravel()
-            poly = pv.PolyData(first.copy(), lines=lines)
-            actor = self.plotter.add_mesh(poly, color=item.rgba[:3], render_lines_as_tubes=True,
-                                          line_width=max(2.0, width / 320.0), ambient=0.3,
-                                          diffuse=0.7)
+            v, n, f = tube_mesh(first, item.radius)
+            if colors is not None:
+                colors = np.repeat(colors, TUBE_SIDES, axis=0)
         else:
-            poly = _poly(first.copy(), item.faces)
-            actor = self.plotter.add_mesh(poly, color=item.rgba[:3], opacity=float(item.rgba[3]),
-                                          ambient=0.3, diffuse=0.7, specular=0.2)
+            v, n, f = first, _vertex_normals(first, item.faces), item.faces
+        poly = _poly(v.copy(), f, n)
+        colour = dict(color=item.rgba[:3]) if colors is None else \
+            dict(scalars=np.asarray(np.rint(colors * 255), np.uint8), rgb=True)
+        actor = self.plotter.add_mesh(poly, opacity=float(item.rgba[3]), ambient=0.35, diffuse=0.7,
+                                      specular=0.4, specular_power=30.0, **colour)
+        actor.prop.interpolation = "phong"
         self._fog(actor)
-        return poly, item.vertices
+        return poly, item
 
     def _add_shadow(self, parts_per_body: list[list[Part]]):
         """One mesh of every body's triangles, textured like the ground but darker."""
@@ -166,7 +197,7 @@ class FrameRenderer:
         shadow.active_texture_coordinates = _tcoords(v, *self.tiles)
         actor = self.plotter.add_mesh(shadow, texture=_tile_texture(), lighting=False)
         checker_floor(actor, *self.look.tiles, shade=SHADOW_SHADE)
-        self.fogged.append(actor)
+        self.fogged.append((actor, 1.0))
         actor.mapper.SetResolveCoincidentTopologyToPolygonOffset()
         return shadow
 
@@ -184,8 +215,11 @@ class FrameRenderer:
         for actor, m in zip(self.actors, matrices):
             if actor is not None:
                 actor.user_matrix = m
-        for poly, vertices in self.deforming:
-            poly.points[:] = vertices[frame]
+        for poly, item in self.deforming:
+            v = item.vertices[frame]
+            v, n, _ = tube_mesh(v, item.radius) if item.faces is None else (v, _vertex_normals(v, item.faces), None)
+            poly.points[:] = v
+            poly.point_data["Normals"][:] = n
             poly.Modified()
         if self.shadow is not None:
             self._project_shadow(matrices)
@@ -195,9 +229,9 @@ class FrameRenderer:
         clip = (distance * 0.02, distance * 200.0)
         cam.clipping_range = clip
         look = self.look
-        for actor in self.fogged:
-            set_fog(actor, look.fog, look.fog_near * distance, look.fog_far * distance,
-                    look.fog_max, clip)
+        for actor, reach in self.fogged:
+            set_fog(actor, look.fog, reach * look.fog_near * distance,
+                    reach * look.fog_far * distance, look.fog_max, clip)
         if self.time_actor is not None and time is not None:
             self.time_actor.SetInput(f"t = {time:.3f} s{self.time_suffix}")
         if self.gait is not None and time is not None:

@@ -14,8 +14,11 @@ import numpy as np
 RINGS, SECTORS = 6, 24
 
 
-def dome_mesh(ring: np.ndarray, phase: float = 0.0, height: float = 0.03, sign: float = 1.0):
-    """(vertices (k, 3), faces (m, 3)) of the dome over ring positions (3, 3) at a phase."""
+def dome_mesh(ring: np.ndarray, phase: float = 0.0, height: float = 0.03, sign: float = 1.0,
+              reach: float = 1.0):
+    """(vertices (k, 3), faces (m, 3)) of the dome over ring positions (3, 3) at a phase.
+    `reach` > 1 carries the paraboloid on past the ring, curving down below the ring's plane
+    as a bell's skirt does (the renderer draws the jellyfish's bell so, over its masses)."""
     p0, p1, p2 = (np.asarray(p, float) for p in ring)
     normal = sign * np.cross(p1 - p0, p2 - p0)
     normal /= np.linalg.norm(normal)
@@ -31,7 +34,7 @@ def dome_mesh(ring: np.ndarray, phase: float = 0.0, height: float = 0.03, sign: 
     e2 = np.cross(normal, e1)
     verts = [centre + cap * normal]
     for i in range(1, RINGS + 1):
-        rho = i / RINGS
+        rho = reach * i / RINGS
         for j in range(SECTORS):
             phi = 2 * math.pi * j / SECTORS
             verts.append(centre + radius * rho * (math.cos(phi) * e1 + math.sin(phi) * e2)
