@@ -31,9 +31,9 @@ def make_workspace(model):
     return _make(model.nbody, model.nv)
 
 
-def _fext(f_ext, nb, empty):
+def _fext(f_ext, nb, none):
     if f_ext is None:
-        return empty
+        return none
     f = np.ascontiguousarray(f_ext, dtype=np.float64)
     if f.shape != (nb, 6):
         raise ValueError(f"f_ext must have shape ({nb}, 6), got {f.shape}")
@@ -47,28 +47,37 @@ def _vec(x, n, name):
     return a
 
 
-def _calls():
-    """pipeline.physics.calls, imported on first use like the kernels' modules."""
+def _scratch(model):
+    """pipeline.physics.calls.scratch(model), the module imported on first use like the
+    kernels' modules."""
     global _CALLS
     if _CALLS is None:
         from pipeline.physics import calls
 
         _CALLS = calls
-    return _CALLS
+    return _CALLS.scratch(model)
 
 
 _CALLS = None
 
+# Each wrapper first hands the caller's arrays to the kernel as they are; a TypeError or
+# ValueError from it means they are not float64 arrays of the model's shapes (numba checks
+# that, pipeline.physics.calls), and the checked call after it converts them or says which
+# is wrong. Checking in Python first would cost more than the dynamics of a small tree.
+
 
 def _run_aba(model, q, qd, tau, f_ext, qdd_prescribed):
-    calls = _calls()
-    s, w, empty = calls.scratch(model)
+    sc = _scratch(model)
     nv = model.nv
-    qdd = (np.zeros(nv) if qdd_prescribed is None
-           else _vec(qdd_prescribed, nv, "qdd_prescribed").copy())
-    calls.forward(s, _vec(q, model.nq, "q"), _vec(qd, nv, "qd"), _vec(tau, nv, "tau"),
-                  _fext(f_ext, model.nbody, empty), qdd)
-    return qdd, w
+    qdd = np.zeros(nv) if qdd_prescribed is None else np.array(qdd_prescribed, dtype=float)
+    try:
+        sc.forward(sc.ref, q, qd, tau, sc.no_fext if f_ext is None else f_ext, qdd)
+    except (TypeError, ValueError):
+        qdd = (np.zeros(nv) if qdd_prescribed is None
+               else _vec(qdd_prescribed, nv, "qdd_prescribed").copy())
+        sc.forward(sc.ref, _vec(q, model.nq, "q"), _vec(qd, nv, "qd"), _vec(tau, nv, "tau"),
+                   _fext(f_ext, model.nbody, sc.no_fext), qdd)
+    return qdd, sc.w
 
 
 def forward_dynamics(model, q, qd, tau, f_ext=None, qdd_prescribed=None):
@@ -93,21 +102,25 @@ def prescribed_dynamics(model, q, qd, tau, qdd_prescribed=None, f_ext=None):
 
 def inverse_dynamics(model, q, qd, qdd, f_ext=None):
     """Joint forces (nv,) that produce qdd (RNEA)."""
-    calls = _calls()
-    s, _, empty = calls.scratch(model)
+    sc = _scratch(model)
     nv = model.nv
     tau = np.zeros(nv)
-    calls.inverse(s, _vec(q, model.nq, "q"), _vec(qd, nv, "qd"), _vec(qdd, nv, "qdd"),
-                  _fext(f_ext, model.nbody, empty), tau)
+    try:
+        sc.inverse(sc.ref, q, qd, qdd, sc.no_fext if f_ext is None else f_ext, tau)
+    except (TypeError, ValueError):
+        sc.inverse(sc.ref, _vec(q, model.nq, "q"), _vec(qd, nv, "qd"), _vec(qdd, nv, "qdd"),
+                   _fext(f_ext, model.nbody, sc.no_fext), tau)
     return tau
 
 
 def mass_matrix(model, q):
     """The joint-space mass matrix (nv, nv) at q (CRBA), armature included."""
-    calls = _calls()
-    s, _, _ = calls.scratch(model)
+    sc = _scratch(model)
     M = np.zeros((model.nv, model.nv))
-    calls.mass(s, _vec(q, model.nq, "q"), M)
+    try:
+        sc.mass(sc.ref, q, M)
+    except (TypeError, ValueError):
+        sc.mass(sc.ref, _vec(q, model.nq, "q"), M)
     return M
 
 

@@ -141,30 +141,52 @@ def _skew_mul(rx, ry, rz, m):
 
 
 @numba.njit(cache=True)
+def _rotate_symmetric(e, I, j, o):
+    """E^T M E for the symmetric 3x3 block M = I[j, o:o+3, o:o+3] (e = E row-major): the
+    upper triangle computed, the lower mirrored."""
+    m = _block(I, j, o, o)
+    t = mul33(m, e)
+    r00 = e[0] * t[0] + e[3] * t[3] + e[6] * t[6]
+    r01 = e[0] * t[1] + e[3] * t[4] + e[6] * t[7]
+    r02 = e[0] * t[2] + e[3] * t[5] + e[6] * t[8]
+    r11 = e[1] * t[1] + e[4] * t[4] + e[7] * t[7]
+    r12 = e[1] * t[2] + e[4] * t[5] + e[7] * t[8]
+    r22 = e[2] * t[2] + e[5] * t[5] + e[8] * t[8]
+    return (r00, r01, r02, r01, r11, r12, r02, r12, r22)
+
+
+@numba.njit(cache=True)
 def add_inertia_to_parent(E, r, i, I, j, out, k):
     """out[k] += X_i^T I[j] X_i for a symmetric spatial inertia given in body i's frame.
 
-    Each 3x3 block is rotated into parent axes (A' = E^T A E, likewise B', C'), then the
-    reference point moves by r:  C = C',  B = B' + K  with  K = r x C',
-    A = A' + L + L^T + N  with  L = r x B'^T  and  N = -(r x) C' (r x) = K (r x)^T.
+    Each 3x3 block is rotated into parent axes (A' = E^T A E, likewise B', C'; A' and C'
+    are symmetric), then the reference point moves by r:  C = C',  B = B' + K  with
+    K = r x C',  A = A' + L + L^T + N  with  L = r x B'^T  and  N = -(r x) C' (r x) =
+    K (r x)^T, symmetric.
     """
     e = _block(E, i, 0, 0)
-    et = _transpose(e)
-    A = mul33(et, mul33(_block(I, j, 0, 0), e))
-    B = mul33(et, mul33(_block(I, j, 0, 3), e))
-    C = mul33(et, mul33(_block(I, j, 3, 3), e))
+    A = _rotate_symmetric(e, I, j, 0)
+    B = mul33(_transpose(e), mul33(_block(I, j, 0, 3), e))
+    C = _rotate_symmetric(e, I, j, 3)
     rx, ry, rz = r[i, 0], r[i, 1], r[i, 2]
     K = _skew_mul(rx, ry, rz, C)
     L = _skew_mul(rx, ry, rz, _transpose(B))
-    N = _transpose(_skew_mul(rx, ry, rz, _transpose(K)))  # row a: r x (row a of K)
     for a in range(3):
+        # row a of N = r x (row a of K), for b >= a
+        ka0, ka1, ka2 = K[3 * a], K[3 * a + 1], K[3 * a + 2]
+        n = (ry * ka2 - rz * ka1, rz * ka0 - rx * ka2, rx * ka1 - ry * ka0)
         for b in range(3):
             ab = 3 * a + b
             bv = B[ab] + K[ab]
             out[k, a, 3 + b] += bv
             out[k, 3 + b, a] += bv
-            out[k, 3 + a, 3 + b] += C[ab]
-            out[k, a, b] += A[ab] + L[ab] + L[3 * b + a] + N[ab]
+            if b >= a:
+                out[k, 3 + a, 3 + b] += C[ab]
+                av = A[ab] + L[ab] + L[3 * b + a] + n[b]
+                out[k, a, b] += av
+                if b > a:
+                    out[k, 3 + b, 3 + a] += C[ab]
+                    out[k, b, a] += av
 
 
 @numba.njit(cache=True)
