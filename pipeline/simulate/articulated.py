@@ -1,7 +1,7 @@
 """The articulated engine's Simulation: immutable Model + mutable Data, stepped frame by frame.
 
 Python runs only at frame boundaries (every `Scene.simulation.dt`): due timeline commands,
-then controllers, then recording; the numba step loop (`pipeline.physics.step.advance`)
+then controllers, then recording; the compiled step loop (`pipeline.physics.step.advance`)
 covers the frame with the scene's integrator. Every mutable part of a run, controllers and
 timeline cursor included, lives in `Data` (pipeline/simulate/data.py), so `sim.fork()` and
 `sim.data = Data.load(path)` continue a run exactly.
@@ -19,8 +19,8 @@ from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
-from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, advance,
-                                   body_poses)
+from pipeline.physics.frames import RUNAWAY, advance_frames
+from pipeline.physics.step import EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses
 from pipeline import runaway as R
 from pipeline.physics import events as E
 from pipeline.progress import frame_progress
@@ -30,7 +30,7 @@ from pipeline.simulate.sensors import Sensors
 from pipeline.spec.loader import problem_at
 from pipeline.spec.types import Scene, SimulationSettings
 
-# the per-frame arrays controllers may write, which the numba step reads as float64 vectors
+# the per-frame arrays controllers may write, which the step kernel reads as float64 vectors
 _LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
 
 
@@ -271,11 +271,29 @@ class Simulation:
 
     # -- stepping -----------------------------------------------------------------------
     def step(self, n: int = 1) -> None:
-        """Advance n frames of dt (commands and controllers at each frame start)."""
-        for _ in range(n):
-            if self.data.stopped_by >= 0:
-                return
-            self._frame(None)
+        """Advance n frames of dt (commands and controllers at each frame start). Frames
+        whose starts have nothing for Python to do (no controllers, no timeline command
+        due) run in one kernel call (pipeline/physics/frames.py)."""
+        left = int(n)
+        while left > 0 and self.data.stopped_by < 0:
+            self._boundary()
+            k = self._quiet_frames(left)
+            self._integrate(k)
+            left -= k
+
+    def _quiet_frames(self, most: int) -> int:
+        """How many frames from this one (at most `most`) can run without Python at their
+        starts: 1 when controllers run every frame, else up to the next timeline command."""
+        d = self.data
+        if d.controllers or most <= 1:
+            return 1
+        if d.next_command < len(self._timeline):
+            due = self._timeline[d.next_command].at
+            # boundary of frame f runs commands with at <= f dt + tol: frames d.frame + 1
+            # .. d.frame + k - 1 must come before it
+            k = int(np.floor((due - 1e-9 * self.dt) / self.dt)) - d.frame + 1
+            return max(1, min(most, k))
+        return most
 
     def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
         """Simulate `duration` (default the scene's) and return the recorded frames. On an
@@ -316,8 +334,7 @@ class Simulation:
         d.boundary_frame = d.frame
         t = d.time
         tol = 1e-9 * self.dt
-        if d.pushes.shape[0]:
-            d.pushes = d.pushes[d.pushes[:, PUSH_END] > t + tol]
+        self._drop_ended_pushes()
         while (d.next_command < len(self._timeline)
                and self._timeline[d.next_command].at <= t + tol):
             c = self._timeline[d.next_command]
@@ -329,6 +346,11 @@ class Simulation:
             except CorpusError as error:
                 raise self._commands.at_entry(error, ref.where) from None
             self._coerce_live_arrays(ref)
+
+    def _drop_ended_pushes(self) -> None:
+        d = self.data
+        if d.pushes.shape[0]:
+            d.pushes = d.pushes[d.pushes[:, PUSH_END] > d.time + 1e-9 * self.dt]
 
     def _coerce_live_arrays(self, controller=None) -> None:
         """Make the arrays controllers write contiguous float64 of their fixed shapes; a wrong
@@ -360,29 +382,39 @@ class Simulation:
                     motor_vel=d.motor_vel, motor_end=d.motor_end, pushes=d.pushes,
                     qdd_prescribed=d.qdd_prescribed)
 
-    def _integrate(self) -> None:
+    def _integrate(self, frames: int = 1) -> None:
+        """Integrate `frames` frames in one kernel call; their starts after the first must
+        need no Python (see _quiet_frames). The runaway bounds are those of the last frame's
+        end (bounds only widen with time)."""
         d = self.data
         s = self.settings
-        t1 = (d.frame + 1) * self.dt
         fail = np.zeros(2)
+        done = np.zeros(1, np.int64)
+        limits = self._runaway.limits((d.frame + frames) * self.dt)
         try:
-            status = advance(self._statics, self._live(), self._work, self.method, d.time, t1,
-                             self.h, float(s.atol), float(s.rtol), float(s.h_min), self.h_max,
-                             d.y, d.cstate, d.counters, d.h_next, fail, self._events, d.event_log,
-                             d.event_count)
+            status = advance_frames(self._statics, self._live(), self._work, self.method, self.dt,
+                                    d.frame, frames, self.h, float(s.atol), float(s.rtol),
+                                    float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next,
+                                    fail, self._events, d.event_log, d.event_count, limits, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
-            raise self._unstable(self._overflow(t1, exc)) from None
-        d.frame += 1
+            d.frame += int(done[0])
+            d.time = d.frame * self.dt
+            raise self._unstable(self._overflow(d.time + self.dt, exc)) from None
+        d.frame += int(done[0])
+        if frames > 1:  # the starts it covered had nothing to run
+            d.boundary_frame = d.frame - 1
         if status == EVENT:
             d.time = float(fail[0])
             d.stopped_by = int(fail[1])
+        elif status == RUNAWAY:
+            d.time = float(fail[0])
+            raise self._unstable(self._ran_away(int(fail[1])))
         elif status != OK:
             raise self._unstable(self._failure(status, fail))
         else:
-            d.time = t1
-        bad = self._runaway.first_beyond(d.y, d.time)
-        if bad >= 0:
-            raise self._unstable(self._ran_away(bad))
+            d.time = d.frame * self.dt
+        if frames > 1:  # what their starts would have dropped
+            self._drop_ended_pushes()
 
     def _unstable(self, message: str) -> SimulationError:
         return SimulationError(problem_at(self.scene.where, message, "simulation"))
