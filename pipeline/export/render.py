@@ -19,6 +19,7 @@ from pipeline.export.shaders import add_fog, checker_floor, set_fog
 from pipeline.export.shadows import onto_ground
 
 SHADOW_SHADE = 0.62  # brightness of the ground in shadow, relative to the lit ground
+SIZES_PER_TILE = 4.0  # the checker tile is about a quarter of the creature size (ground.py)
 SURFACE_COLOUR = (0.62, 0.88, 0.92)  # the water surface seen from below
 SURFACE_REACH = 3.0  # the surface fades over this many times the fog's distances: it
 # stays brighter than the water far away, and meets it at the horizon
@@ -93,7 +94,16 @@ class FrameRenderer:
         self.actors = [self._add_body(parts) if parts else None for parts in parts_per_body]
         self.deforming = [self._add_deforming(item, width) for item in deforming]
         has_ground = checker is not None or terrain is not None
-        self.shadow = self._add_shadow(parts_per_body) if shadows and has_ground else None
+        # final: soft shadows where the floor is flat; else the planar ones (draft, terrain)
+        self.soft = None
+        if shadows and quality == "final" and checker is not None and terrain is None:
+            from pipeline.export.soft_shadows import SoftShadow
+
+            self.soft = SoftShadow(p, checker, SIZES_PER_TILE * checker.tile)
+            self.soft_parts = [(b, part.vertices) for b, parts in enumerate(parts_per_body)
+                               for part in parts]
+        self.shadow = self._add_shadow(parts_per_body) \
+            if shadows and has_ground and self.soft is None else None
         add_rig(p, look.underwater)
 
         self.time_suffix = f"   ({1 / slow_motion:g} x real time)" if slow_motion != 1 else ""
@@ -215,14 +225,23 @@ class FrameRenderer:
         for actor, m in zip(self.actors, matrices):
             if actor is not None:
                 actor.user_matrix = m
+        casters = []
         for poly, item in self.deforming:
             v = item.vertices[frame]
-            v, n, _ = tube_mesh(v, item.radius) if item.faces is None else (v, _vertex_normals(v, item.faces), None)
+            if item.faces is None:
+                v, n, _ = tube_mesh(v, item.radius)
+                casters += list(v.reshape(-1, 2 * TUBE_SIDES, 3))  # one convex tube per spring
+            else:
+                n = _vertex_normals(v, item.faces)
+                casters.append(v)
             poly.points[:] = v
             poly.point_data["Normals"][:] = n
             poly.Modified()
         if self.shadow is not None:
             self._project_shadow(matrices)
+        if self.soft is not None:
+            self.soft.update([v @ matrices[b, :3, :3].T + matrices[b, :3, 3]
+                              for b, v in self.soft_parts] + casters)
         cam = self.plotter.camera
         cam.position, cam.focal_point, cam.up = tuple(eye), tuple(focus), tuple(up)
         distance = float(np.linalg.norm(np.asarray(eye) - np.asarray(focus)))
