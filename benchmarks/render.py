@@ -1,18 +1,29 @@
-"""Rendering speed: our off-screen frames (pyvista/VTK) beside MuJoCo's `mujoco.Renderer`,
-same scene content, same resolution, shadows on, in one run.
+"""Rendering speed and image quality: our off-screen frames (pyvista/VTK) in `draft` and
+`final` quality beside MuJoCo's `mujoco.Renderer`, same scene content, same resolution,
+shadows on, in one run; and the PSNR of our frames against a 4x-supersampled reference.
 
     .venv/bin/python benchmarks/render.py [--scene scenes/roach_tripod.yaml] [--run RUN_DIR]
                                           [--size 1280x720] [--frames 60]
+                                          [--psnr-scenes scenes/roach_tripod.yaml,scenes/box_drop.yaml]
+                                          [--aa-table]
 
-The bodies and their triangles are the roach's (compiled from the scene). MuJoCo gets the
-same triangles as mesh geoms on mocap bodies, a checker floor and a shadow-casting light,
-and both draw the same poses: from RUN_DIR/trajectory.npz when given, else the initial
-pose gliding along x. Each renderer's figure is frames per second including the read-back
-of the image into numpy, best of three passes (the least disturbed by other load).
+Speed: the bodies and their triangles are the roach's (compiled from the scene). MuJoCo gets
+the same triangles as mesh geoms on mocap bodies, a checker floor and a shadow-casting light,
+and all draw the same poses: from RUN_DIR/trajectory.npz when given, else the initial pose
+gliding along x. Each renderer's figure is frames per second including the read-back of the
+image into numpy, best of three passes (the least disturbed by other load).
+
+Quality: for each PSNR scene, its initial pose from the speed benchmark's camera; each
+quality's frame against the same renderer drawing 4x the width and height (16 samples per
+pixel), box-filtered down — the PSNR of what aliasing leaves. No time label (text is drawn
+at a fixed pixel size). `--aa-table` adds the anti-aliasing methods measured for the choice
+of `final` (docs/export.md). Run it with PYTHONPATH at an older checkout to measure that
+renderer's default frame (a FrameRenderer without `quality`).
 """
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import time
@@ -32,6 +43,7 @@ from pipeline.compiler.build import build_model  # noqa: E402
 from pipeline.export.ground import checker_for  # noqa: E402
 from pipeline.export.meshes import body_parts, extent  # noqa: E402
 from pipeline.export.poses import pose_matrices  # noqa: E402
+from pipeline.export.antialias import FINAL_OFFSETS, jittered  # noqa: E402
 from pipeline.export.render import FrameRenderer  # noqa: E402
 from pipeline.export.shadows import KEY_LIGHT  # noqa: E402
 
@@ -116,32 +128,148 @@ class MujocoDrawer:
         return self.r.render()
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scene", default="scenes/roach_tripod.yaml")
-    ap.add_argument("--run", help="a run directory whose trajectory.npz supplies the poses")
-    ap.add_argument("--size", default="1280x720")
-    ap.add_argument("--frames", type=int, default=60)
-    args = ap.parse_args()
-    width, height = (int(v) for v in args.size.split("x"))
+def _qualities() -> tuple:
+    """The qualities this FrameRenderer knows: (None,) for one from before `quality`."""
+    return ("draft", "final") if "quality" in inspect.signature(FrameRenderer).parameters else (None,)
 
-    model = build_model(pipeline.load(args.scene))
-    pos, quat = poses(model, args.run, args.frames)
-    frames = len(pos)
+
+def renderer(parts, world, checker, width, height, quality, **kw):
+    return FrameRenderer(parts, world, checker, width, height, shadows=True,
+                         **({} if quality is None else {"quality": quality}), **kw)
+
+
+def box_filter(image: np.ndarray, s: int) -> np.ndarray:
+    h, w = image.shape[0] // s, image.shape[1] // s
+    return image.reshape(h, s, w, s, 3).mean(axis=(1, 3))
+
+
+def psnr(image, reference) -> float:
+    mse = float(np.mean((np.asarray(image, float) - reference) ** 2))
+    return 10 * np.log10(255.0 ** 2 / mse) if mse > 0 else float("inf")
+
+
+def scene_setup(path, width, height, frames, run=None):
+    """Model, poses, parts, matrices, checker and the benchmark camera of a scene."""
+    model = build_model(pipeline.load(path))
+    pos, quat = poses(model, run, frames)
     parts, world = body_parts(model)
     matrices = pose_matrices(pos, quat)
     size = extent(parts, matrices[0])
     checker = checker_for({"ground": {"type": "flat", "z": 0.0}}, pos, size)
     focus = pos[:, 0].mean(axis=0)
     eye = focus + 4 * size * np.array([0.3, -0.85, 0.42])
-    ntri = sum(len(p.faces) for b in parts for p in b)
+    return model, pos, quat, parts, world, matrices, size, checker, focus, eye
 
-    ours = FrameRenderer(parts, world, checker, width, height, shadows=True)
-    gl = ours.plotter.ren_win.ReportCapabilities()
+
+SUPERSAMPLE = 4
+
+
+def quality_table(paths, width, height, aa_table: bool) -> list[tuple[str, str, float, float]]:
+    """(scene, method, PSNR dB, frames/s) rows; frames/s of one pose drawn repeatedly."""
+    rows = []
+    for path in paths:
+        _, _, _, parts, world, matrices, _, checker, focus, eye = scene_setup(path, width, height, 1)
+        pose = (matrices[0], eye, focus, (0, 0, 1))
+        methods = {q or "default": (q, 1, None) for q in _qualities()}
+        if aa_table and _qualities()[0] is not None:
+            methods.update(aa_methods())
+        references = {}
+        for label, (quality, scale, draw) in methods.items():
+            if quality not in references:
+                big = renderer(parts, world, checker, SUPERSAMPLE * width, SUPERSAMPLE * height,
+                               quality, show_time=False)
+                references[quality] = box_filter(big.render(*pose), SUPERSAMPLE)
+                big.close()
+            make = lambda: renderer(parts, world, checker, scale * width, scale * height,  # noqa: E731
+                                    quality, show_time=False)
+            r = multisampled(make) if draw == "msaa" else make()
+            frame = (lambda: r.render(*pose)) if draw in (None, "msaa") else (lambda: draw(r, pose))
+            image = frame()
+            fps = best_fps(lambda k: frame(), 4, passes=2)
+            r.close()
+            rows.append((Path(path).stem, label, psnr(image, references[quality]), fps))
+    return rows
+
+
+def aa_methods() -> dict:
+    """The other anti-aliasing methods measured for `final`: label -> (quality, scale, draw),
+    each on a `draft` renderer (one sample per pixel, so the reference is draft's)."""
+    def passes(offsets):
+        def draw(r, pose):
+            r.render(*pose)  # sets the pose and the camera
+            return jittered(r.plotter.ren_win, r.plotter.camera, r.read_pixels, r.size, offsets)
+        return draw
+
+    def fxaa(r, pose):
+        r.plotter.renderer.SetUseFXAA(True)
+        return r.render(*pose)
+
+    rotated = ((-0.375, -0.125), (0.125, -0.375), (0.375, 0.125), (-0.125, 0.375))
+    return {"draft + 2 jittered passes": ("draft", 1, passes(((-0.25, -0.25), (0.25, 0.25)))),
+            "draft + 3 jittered passes": ("draft", 1, passes(FINAL_OFFSETS)),
+            "draft + 4 jittered passes": ("draft", 1, passes(rotated)),
+            "draft + 4x MSAA": ("draft", 1, "msaa"),
+            "draft + FXAA": ("draft", 1, fxaa),
+            "draft at 2x, box-filtered": ("draft", 2, lambda r, pose: box_filter(r.render(*pose), 2))}
+
+
+def multisampled(make):
+    """A renderer `make()` builds with a 4x multisampled window: the window's samples must
+    be set before its first frame, which FrameRenderer draws as it is built."""
+    import pyvista as pv
+
+    show = pv.Plotter.show
+
+    def show_multisampled(self, *args, **kwargs):
+        self.ren_win.SetMultiSamples(4)
+        return show(self, *args, **kwargs)
+    pv.Plotter.show = show_multisampled
+    try:
+        return make()
+    finally:
+        pv.Plotter.show = show
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scene", default="scenes/roach_tripod.yaml")
+    ap.add_argument("--run", help="a run directory whose trajectory.npz supplies the poses")
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--psnr-scenes", default="scenes/roach_tripod.yaml,scenes/box_drop.yaml")
+    ap.add_argument("--aa-table", action="store_true", help="also measure the AA methods")
+    ap.add_argument("--no-speed", action="store_true", help="only the quality table")
+    args = ap.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    if not args.no_speed:
+        speed(args, width, height)
+    paths = [p for p in args.psnr_scenes.split(",") if p]
+    rows = quality_table(paths, width, height, args.aa_table)
+    print(f"image quality at {width}x{height}: PSNR against the same renderer at "
+          f"{SUPERSAMPLE}x{SUPERSAMPLE} samples per pixel, box-filtered (goal >= 35 dB)")
+    print(f"{'scene':<16}{'frames':<30}{'PSNR dB':>9}{'frames/s':>10}")
+    for scene, label, db, fps in rows:
+        print(f"{scene:<16}{label:<30}{db:>9.2f}{fps:>10.1f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+def speed(args, width, height) -> None:
+    model, pos, quat, parts, world, matrices, size, checker, focus, eye = scene_setup(
+        args.scene, width, height, args.frames, args.run)
+    frames = len(pos)
+    ntri = sum(len(p.faces) for b in parts for p in b)
+    drawers = {}
+    ours = []
+    for q in _qualities():
+        r = renderer(parts, world, checker, width, height, q)
+        ours.append(r)
+        drawers[f"corpus {q or 'default'}"] = (lambda r: lambda k: r.render(matrices[k], eye, focus, (0, 0, 1),
+                                                                            k / 30))(r)
+    gl = ours[0].plotter.ren_win.ReportCapabilities()
     renderer_name = next((line.split(":", 1)[1].strip() for line in gl.splitlines()
                           if "renderer string" in line), "?")
-    drawers = {"corpus (pyvista/VTK, planar shadows)":
-               lambda k: ours.render(matrices[k], eye, focus, (0, 0, 1), k / 30)}
     for samples, label in ((4, "mujoco.Renderer (default 4x MSAA)"),
                            (0, "mujoco.Renderer (no MSAA)")):
         drawers[label] = MujocoDrawer(mujoco_xml(parts, checker, size, width, height, samples),
@@ -149,7 +277,7 @@ def main() -> int:
     for draw in drawers.values():
         draw(0)  # the first frame builds GL state
     best = dict.fromkeys(drawers, 0.0)
-    # passes alternate between renderers so that both meet the same load from other work
+    # passes alternate between renderers so that all meet the same load from other work
     for _ in range(3):
         for label, draw in drawers.items():
             best[label] = max(best[label], best_fps(draw, frames, passes=1))
@@ -157,17 +285,18 @@ def main() -> int:
     for draw in drawers.values():
         if isinstance(draw, MujocoDrawer):
             draw.r.close()
-    ours.close()
+    for r in ours:
+        r.close()
 
     print(f"render benchmark: {model.nbody} bodies, {ntri} triangles, {width}x{height}, "
           f"{frames} frames, shadows on, OpenGL renderer: {renderer_name}")
     print(f"{'renderer':<40}{'frames/s':>10}")
     for label, fps in best.items():
         print(f"{label:<40}{fps:>10.1f}")
-    labels = list(best)
-    print(f"ratio corpus / mujoco (default): {best[labels[0]] / best[labels[1]]:.2f}  (goal >= 1); "
-          f"corpus / mujoco (no MSAA): {best[labels[0]] / best[labels[2]]:.2f}")
-    return 0
+    msaa = best["mujoco.Renderer (default 4x MSAA)"]
+    for label in [k for k in best if k.startswith("corpus")]:
+        print(f"ratio {label} / mujoco 4x MSAA: {best[label] / msaa:.2f}")
+    print("goals: final >= 1, draft >= 2")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@ body whose transform changes each frame, a checker ground (flat or terrain) draw
 pipeline/export/shaders.py, shadows (pipeline/export/shadows.py), the light rig
 (pipeline/export/lights.py), springs and domes of particle models, and overlays.
 
-`quality="final"` anti-aliases with a 4x multisampled framebuffer; `"draft"` draws one
-sample per pixel. docs/export.md has the measurements behind the choice."""
+`quality="final"` anti-aliases by averaging jittered passes (pipeline/export/antialias.py)
+and draws soft shadows on flat floors (pipeline/export/soft_shadows.py); `"draft"` draws one
+pass with planar shadows. docs/export.md has the measurements behind the choices."""
 from __future__ import annotations
 
 import numpy as np
 
+from pipeline.export.antialias import FINAL_OFFSETS, jittered
 from pipeline.export.deforming import TUBE_SIDES, tube_mesh
 from pipeline.export.ground import Checker
 from pipeline.export.lights import add_rig
@@ -24,10 +26,10 @@ SURFACE_COLOUR = (0.62, 0.88, 0.92)  # the water surface seen from below
 SURFACE_REACH = 3.0  # the surface fades over this many times the fog's distances: it
 # stays brighter than the water far away, and meets it at the horizon
 # Measured on Mesa's software rasteriser at 1280x720 (benchmarks/render.py --aa-table): 4x
-# MSAA gave the highest PSNR against a 4x4-supersampled frame at the lowest cost of the
-# anti-aliasing methods (averaging 4 jittered passes, 2x supersampling, FXAA). The floor's
-# checker is filtered in its shader, so MSAA only has the edges of bodies to resolve.
-MULTISAMPLES = {"draft": 0, "final": 4}
+# MSAA gave the best PSNR, but with it `final` fell below MuJoCo's frame rate; three jittered
+# passes keep above it (docs/export.md). The floor's checker is filtered in its shader, so
+# the passes only have the edges of bodies and shadows to resolve.
+OFFSETS = {"draft": ((0.0, 0.0),), "final": FINAL_OFFSETS}
 
 
 def _poly(vertices, faces, normals=None, rgba=None):
@@ -79,11 +81,20 @@ class FrameRenderer:
         import pyvista as pv
 
         p = pv.Plotter(off_screen=True, window_size=(int(width), int(height)), lighting=None)
-        p.ren_win.SetMultiSamples(MULTISAMPLES[quality])
+        p.ren_win.SetMultiSamples(0)  # see OFFSETS
+        self.offsets = OFFSETS[quality]
         p.set_background(look.background)  # a gradient costs a full-screen pass
         self.plotter, self.look = p, look
         self.checker, self.terrain = checker, terrain
         self.fogged = []  # (actor, reach) whose fog uniforms follow the camera
+        # final: soft shadows where the floor is flat; else the planar ones (draft, terrain)
+        self.soft = None
+        if shadows and quality == "final" and checker is not None and terrain is None:
+            from pipeline.export.soft_shadows import SoftShadow
+
+            self.soft = SoftShadow(checker, SIZES_PER_TILE * checker.tile)
+            self.soft_parts = [(b, part.vertices) for b, parts in enumerate(parts_per_body)
+                               for part in parts]
         self._add_ground()
         if look.water_surface is not None:
             self._add_water_surface(look.water_surface)
@@ -94,14 +105,6 @@ class FrameRenderer:
         self.actors = [self._add_body(parts) if parts else None for parts in parts_per_body]
         self.deforming = [self._add_deforming(item, width) for item in deforming]
         has_ground = checker is not None or terrain is not None
-        # final: soft shadows where the floor is flat; else the planar ones (draft, terrain)
-        self.soft = None
-        if shadows and quality == "final" and checker is not None and terrain is None:
-            from pipeline.export.soft_shadows import SoftShadow
-
-            self.soft = SoftShadow(p, checker, SIZES_PER_TILE * checker.tile)
-            self.soft_parts = [(b, part.vertices) for b, parts in enumerate(parts_per_body)
-                               for part in parts]
         self.shadow = self._add_shadow(parts_per_body) \
             if shadows and has_ground and self.soft is None else None
         add_rig(p, look.underwater)
@@ -154,7 +157,11 @@ class FrameRenderer:
             self.tiles = (checker.lo, (checker.tile, checker.tile))
             floor.active_texture_coordinates = _tcoords(floor.points, *self.tiles)
             actor = self.plotter.add_mesh(floor, texture=_tile_texture(), lighting=False)
-            checker_floor(actor, *self.look.tiles)
+            soft = self.soft
+            checker_floor(actor, *self.look.tiles, shadow=None if soft is None else
+                          (soft.texture, checker.lo, checker.tile))
+            if soft is not None:
+                soft.floor = actor
             self.fogged.append((actor, 1.0))
         if terrain is not None:
             # lit, so the relief reads; one checker tile per grid cell, as in the glTF
@@ -255,8 +262,10 @@ class FrameRenderer:
             self.time_actor.SetInput(f"t = {time:.3f} s{self.time_suffix}")
         if self.gait is not None and time is not None:
             self.gait.update(time)
-        self.plotter.ren_win.Render()
-        return self.read_pixels()
+        if len(self.offsets) == 1:
+            self.plotter.ren_win.Render()
+            return self.read_pixels()
+        return jittered(self.plotter.ren_win, cam, self.read_pixels, self.size, self.offsets)
 
     def read_pixels(self) -> np.ndarray:
         """The window's last frame as (H, W, 3) uint8."""

@@ -20,9 +20,17 @@ _FOG = """
   gl_FragData[0].rgb = mix(gl_FragData[0].rgb, fogColor, fogMix);
 """
 
-# tcoords hold one texture repeat (2 x 2 tiles) per unit: `pt` counts tiles
-_CHECKER = """
+# the floor's tcoords hold one texture repeat (2 x 2 tiles) per unit: `pt` counts tiles
+_FLOOR_TILES = """
   vec2 pt = tcoordVCVSOutput.st * 2.0;
+"""
+# the soft shadow image covers the square [sheetLo, sheetLo + sheetSpan] of the floor
+_SOFT_SHADOW = """
+  vec2 suv = (floorLo + pt * floorTile - sheetLo) / sheetSpan;
+  if (all(greaterThan(suv, vec2(0.0))) && all(lessThan(suv, vec2(1.0))))
+    tile *= 1.0 - texture(shadowTex, suv).a;
+"""
+_CHECKER = """
   vec2 w = max(abs(dFdx(pt)), abs(dFdy(pt))) + 1e-4;
   vec2 box = 2.0 * (abs(fract((pt - 0.5 * w) * 0.5) - 0.5)
                     - abs(fract((pt + 0.5 * w) * 0.5) - 0.5)) / w;
@@ -38,20 +46,40 @@ def add_fog(actor) -> None:
     _no_fog_yet(actor)
 
 
-def checker_floor(actor, light, dark, shade: float = 1.0, lit: bool = False) -> None:
+def checker_floor(actor, light, dark, shade: float = 1.0, lit: bool = False,
+                  shadow=None) -> None:
     """Replace the actor's texture lookup by the filtered checker, `shade` times the tile
     colours, then fog (the actor must carry a texture so that VTK passes its texture
-    coordinates). A `lit` actor's lit colour multiplies the tiles; an unlit one shows them."""
+    coordinates). A `lit` actor's lit colour multiplies the tiles; an unlit one shows them.
+    `shadow`: (vtkTexture whose alpha darkens the floor, floor's low corner, tile edge) —
+    the soft shadows of pipeline/export/soft_shadows.py, placed by `place_sheet`."""
     paint = ("  gl_FragData[0].rgb *= tile;\n" if lit else
              "  gl_FragData[0] = vec4(tile, 1.0);\n")
+    code = _FLOOR_TILES + _CHECKER
+    if shadow is not None:
+        texture, lo, tile = shadow
+        actor.GetProperty().SetTexture("shadowTex", texture)
+        code += _SOFT_SHADOW
     # VTK looks the texture up after lighting, so the fog goes here too
     actor.GetShaderProperty().AddFragmentShaderReplacement(
-        "//VTK::TCoord::Impl", True, _CHECKER + paint + _FOG, False)
+        "//VTK::TCoord::Impl", True, code + paint + _FOG, False)
+    if shadow is not None:
+        u = actor.GetShaderProperty().GetFragmentCustomUniforms()
+        u.SetUniform2f("floorLo", list(map(float, lo)))
+        u.SetUniformf("floorTile", float(tile))
+        place_sheet(actor, (0.0, 0.0), 1.0)
     u = actor.GetShaderProperty().GetFragmentCustomUniforms()
     u.SetUniform3f("lightTile", list(map(float, light)))
     u.SetUniform3f("darkTile", list(map(float, dark)))
     u.SetUniformf("tileShade", float(shade))
     _no_fog_yet(actor)
+
+
+def place_sheet(actor, lo, span: float) -> None:
+    """Where the soft shadow image lies on the floor this frame: its low corner and side."""
+    u = actor.GetShaderProperty().GetFragmentCustomUniforms()
+    u.SetUniform2f("sheetLo", list(map(float, lo)))
+    u.SetUniformf("sheetSpan", float(span))
 
 
 def _no_fog_yet(actor) -> None:

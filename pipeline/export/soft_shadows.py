@@ -6,8 +6,9 @@ along the key light is the convex hull of its vertices slid onto the floor
 blurred by a penumbra that widens with the part's height above the floor, as under a light
 of some size (a sky, a window) rather than a point: legs on the ground cast crisp shadows,
 a body in the air a soft one. Parts near the floor also darken it straight below them
-(contact shadows, a cheap stand-in for ambient occlusion). The image is the alpha of a
-black sheet just above the floor. Shadows of several parts merge instead of darkening twice.
+(contact shadows, a cheap stand-in for ambient occlusion). The floor's shader darkens its
+checker by the image (pipeline/export/shaders.py), so the shadows lie exactly on it, and
+shadows of several parts merge instead of darkening twice.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PIL import Image, ImageDraw
 from scipy.ndimage import gaussian_filter
 from scipy.spatial import ConvexHull
 
+from pipeline.export.shaders import place_sheet
 from pipeline.export.shadows import onto_ground
 
 TEXELS = 128  # the shadow image's width and height
@@ -24,7 +26,6 @@ CONTACT_STRENGTH = 0.35  # darkening straight under a part resting on the floor
 CONTACT_HEIGHT = 0.25  # of the creature size: parts higher than this cast no contact shadow
 PENUMBRA = 0.12  # penumbra width per unit height of the part above the floor (~7 degree light)
 BANDS = 3  # blur levels the parts are sorted into by height
-LIFT = 2e-3  # of the creature size: the sheet floats this far above the floor (no z-fighting)
 
 
 def _hull(points: np.ndarray) -> np.ndarray:
@@ -35,33 +36,26 @@ def _hull(points: np.ndarray) -> np.ndarray:
 
 
 class SoftShadow:
-    """The shadow sheet of one renderer: `update(parts)` with the world vertices of every
-    convex part each frame."""
+    """The shadow image of one renderer's floor: `texture` goes to the floor's shader
+    (pipeline/export/shaders.checker_floor), `update(parts)` redraws it each frame from the
+    world vertices of every convex part and places it under them."""
 
-    def __init__(self, plotter, checker, size: float):
-        import pyvista as pv
+    def __init__(self, checker, size: float):
         import vtk
         from vtk.util.numpy_support import numpy_to_vtk
 
         self.checker, self.z, self.size = checker, checker.z, size
+        self.floor = None  # the floor actor, once the renderer has made it
         self.alpha = np.zeros((TEXELS, TEXELS, 4), np.uint8)  # black, alpha = darkening
         image = vtk.vtkImageData()
         image.SetDimensions(TEXELS, TEXELS, 1)
         self.vtk_pixels = numpy_to_vtk(self.alpha.reshape(-1, 4), deep=False)
         image.GetPointData().SetScalars(self.vtk_pixels)
         self.image = image
-        texture = vtk.vtkTexture()
-        texture.SetInputData(image)
-        texture.InterpolateOn()
-        texture.SetColorModeToDirectScalars()
-        self.sheet = pv.Plane(center=(0, 0, self.z), i_size=1.0, j_size=1.0, i_resolution=1,
-                              j_resolution=1)
-        # each corner's texture coordinates: 0 on the low side of x (s) and y (t), 1 on the high
-        self.corner = (np.asarray(self.sheet.points)[:, :2] > 0).astype(float)
-        self.sheet.active_texture_coordinates = self.corner.copy()
-        self.actor = plotter.add_mesh(self.sheet, lighting=False, color="black")
-        self.actor.SetTexture(texture)
-        self.actor.ForceTranslucentOn()
+        self.texture = vtk.vtkTexture()
+        self.texture.SetInputData(image)
+        self.texture.InterpolateOn()
+        self.texture.SetColorModeToDirectScalars()
 
     def update(self, parts: list[np.ndarray]) -> None:
         """Redraw the shadows of convex parts given as world vertex arrays (n_i, 3)."""
@@ -96,9 +90,7 @@ class SoftShadow:
                                       0.04 * d / texel, truncate=2.5)
         dark = 1.0 - (1.0 - KEY_STRENGTH * key) * (1.0 - CONTACT_STRENGTH * contact)
         self.alpha[..., 3] = np.rint(np.clip(dark, 0.0, 1.0) * 255)
-        self.sheet.points[:, :2] = lo + span * self.corner
-        self.sheet.points[:, 2] = self.z + LIFT * d
-        self.sheet.Modified()
+        place_sheet(self.floor, lo, span)
         self._modified()
 
     def _fill(self, polygons, lo, texel, weights=None) -> np.ndarray:
