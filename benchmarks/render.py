@@ -205,8 +205,8 @@ def aa_methods() -> dict:
         return r.render(*pose)
 
     rotated = ((-0.375, -0.125), (0.125, -0.375), (0.375, 0.125), (-0.125, 0.375))
-    return {"draft + 2 jittered passes": ("draft", 1, passes(((-0.25, -0.25), (0.25, 0.25)))),
-            "draft + 3 jittered passes": ("draft", 1, passes(FINAL_OFFSETS)),
+    return {"draft + 3 jittered passes": ("draft", 1, passes(((-1 / 3, -1 / 6), (0.0, 1 / 3),
+                                                             (1 / 3, -1 / 6)))),
             "draft + 4 jittered passes": ("draft", 1, passes(rotated)),
             "draft + 4x MSAA": ("draft", 1, "msaa"),
             "draft + FXAA": ("draft", 1, fxaa),

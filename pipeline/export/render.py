@@ -26,7 +26,7 @@ SURFACE_COLOUR = (0.62, 0.88, 0.92)  # the water surface seen from below
 SURFACE_REACH = 3.0  # the surface fades over this many times the fog's distances: it
 # stays brighter than the water far away, and meets it at the horizon
 # Measured on Mesa's software rasteriser at 1280x720 (benchmarks/render.py --aa-table): 4x
-# MSAA gave the best PSNR, but with it `final` fell below MuJoCo's frame rate; three jittered
+# MSAA gave the best PSNR, but with it `final` fell below MuJoCo's frame rate; two jittered
 # passes keep above it (docs/export.md). The floor's checker is filtered in its shader, so
 # the passes only have the edges of bodies and shadows to resolve.
 OFFSETS = {"draft": ((0.0, 0.0),), "final": FINAL_OFFSETS}
