@@ -7,7 +7,8 @@ converted ground), falling onto and resting on the ground from their initial pos
 
 Rows: corpus `sim.step(n)` with the scene's controllers removed (zero controls, as MuJoCo's
 ctrl = 0; the frames run in one kernel call, pipeline/physics/frames.py), the scene as
-converted (its Python `motors` controller called every frame), and MuJoCo. Each figure is the
+converted (its Python `motors` controller, which returns HOLD with constant commands), and
+MuJoCo. Each figure is the
 best of --repeat runs from the initial state; the load average is printed beside it
 (2 shared cores). Goal (issue 20): corpus / MuJoCo <= 1.0.
 """
@@ -84,7 +85,7 @@ def main() -> None:
             c = theirs(source, steps, args.repeat)
             load = os.getloadavg()[0]
             print(f"{name} (dt = h = {dt:g} s, {steps} steps, load {load:.1f}): corpus {a * 1e6:.1f} us/step "
-                  f"(as converted, Python motors controller each frame: {b * 1e6:.1f}), "
+                  f"(as converted, with its motors controller: {b * 1e6:.1f}), "
                   f"mj_step {c * 1e6:.1f} us/step; ratio corpus / MuJoCo {a / c:.2f} ({b / c:.2f} as converted)")
 
 

@@ -59,6 +59,17 @@ def _scene_folder_first(where):
             sys.path.remove(folder)
 
 
+class _Hold:
+    def __repr__(self):
+        return "HOLD"
+
+
+# What a controller returns when its outputs stay as they are until a command runs: the
+# simulation then stops calling it until the next timeline command or sim.command(), and the
+# frames in between run in one kernel call (docs/simulation.md).
+HOLD = _Hold()
+
+
 class PythonController:
     """A named Python callable as a controller. It is part of a run's Data: copied with a
     fork, and pickled into a checkpoint by its import path, re-imported when loaded."""
@@ -80,8 +91,8 @@ class PythonController:
         twin.params = copy.deepcopy(self.params, memo)
         return twin
 
-    def __call__(self, sim, t: float) -> None:
-        call_user(f"python controller {self.ref.python!r}", self.ref.where, f"at t = {t:.6g} s",
+    def __call__(self, sim, t: float):
+        return call_user(f"python controller {self.ref.python!r}", self.ref.where, f"at t = {t:.6g} s",
                   self.func, sim, t, self.params)
 
 

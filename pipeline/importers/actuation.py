@@ -13,12 +13,15 @@ scene one controller per actuated creature,
           policy: mypkg.policy:act         # called as act(sim, t, names) -> {name: u} or [u...]
 
 and each frame it writes the joint forces into `Data.ctrl` (the controller joint-force
-channel) for the actuated DOFs, and records the clamped commands as channel `ctrl`.
+channel) for the actuated DOFs, and records the clamped commands as channel `ctrl`. Without a
+policy the commands are constant: it returns HOLD, so it is called again only after a command
+and the frames in between run in one kernel call.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from pipeline.control.python_ctrl import HOLD
 from pipeline.errors import CorpusError, Problem
 
 CONTROLLER = "pipeline.importers.actuation:motors"
@@ -92,3 +95,4 @@ def motors(sim, t, params) -> None:
     ctrl[dofs] = 0.0
     np.add.at(ctrl, dofs, gear * u)
     sim.data.channels["ctrl"] = u
+    return None if "_policy" in params else HOLD

@@ -19,6 +19,7 @@ from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
+from pipeline.control.python_ctrl import HOLD
 from pipeline.physics.frames import RUNAWAY, advance_frames
 from pipeline.physics.step import EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses
 from pipeline import runaway as R
@@ -267,6 +268,7 @@ class Simulation:
 
     def command(self, action: str, args=None, where=None) -> None:
         """Run one timeline command now (the same registry the timeline uses)."""
+        self.data.held.clear()
         self._commands.execute(self, action, {} if args is None else args, where)
 
     # -- stepping -----------------------------------------------------------------------
@@ -283,9 +285,10 @@ class Simulation:
 
     def _quiet_frames(self, most: int) -> int:
         """How many frames from this one (at most `most`) can run without Python at their
-        starts: 1 when controllers run every frame, else up to the next timeline command."""
+        starts: 1 when a controller runs every frame, else up to the next timeline command
+        (controllers that returned HOLD wait for it)."""
         d = self.data
-        if d.controllers or most <= 1:
+        if len(d.held) < len(d.controllers) or most <= 1:
             return 1
         if d.next_command < len(self._timeline):
             due = self._timeline[d.next_command].at
@@ -339,10 +342,14 @@ class Simulation:
                and self._timeline[d.next_command].at <= t + tol):
             c = self._timeline[d.next_command]
             d.next_command += 1
+            d.held.clear()
             self._commands.execute(self, c.action, c.args, c.where)
-        for ref, controller in zip(self.scene.controllers, d.controllers):
+        for i, (ref, controller) in enumerate(zip(self.scene.controllers, d.controllers)):
+            if i in d.held:
+                continue
             try:
-                controller(self, t)
+                if controller(self, t) is HOLD:
+                    d.held.add(i)
             except CorpusError as error:
                 raise self._commands.at_entry(error, ref.where) from None
             self._coerce_live_arrays(ref)

@@ -26,7 +26,8 @@ class Data(RunState):
     pushes, `qdd_prescribed` the accelerations of prescribed joints, `cstate` the contact
     stage's non-integrated state. `counters`: derivative evaluations, accepted and rejected
     steps. `channels`: what controllers publish for recording. `user`: controller state.
-    `controllers`: the scene's controllers, in scene order. `next_command`: index of the
+    `controllers`: the scene's controllers, in scene order; `held`: those that returned HOLD
+    since the last command (not called again until one runs). `next_command`: index of the
     next timeline command; `boundary_frame`: the last frame whose boundary ran. `rng`: the
     run's random generator (seeded by `simulation.seed`). `event_log`/`event_count`: the
     scene's `record` events so far; `stopped_by`: the index of the `stop` event that ended
@@ -52,6 +53,7 @@ class Data(RunState):
         self.channels: dict = {}
         self.user: dict = {}
         self.controllers: list = []
+        self.held: set = set()  # indices of controllers that returned HOLD since the last command
         self.next_command = 0
         self.boundary_frame = -1
         self.rng = np.random.default_rng(seed)
