@@ -43,7 +43,6 @@ from pipeline.compiler.build import build_model  # noqa: E402
 from pipeline.export.ground import checker_for  # noqa: E402
 from pipeline.export.meshes import body_parts, extent  # noqa: E402
 from pipeline.export.poses import pose_matrices  # noqa: E402
-from pipeline.export.antialias import FINAL_OFFSETS, jittered  # noqa: E402
 from pipeline.export.render import FrameRenderer  # noqa: E402
 from pipeline.export.shadows import KEY_LIGHT  # noqa: E402
 
@@ -194,6 +193,7 @@ def quality_table(paths, width, height, aa_table: bool) -> list[tuple[str, str, 
 def aa_methods() -> dict:
     """The other anti-aliasing methods measured for `final`: label -> (quality, scale, draw),
     each on a `draft` renderer (one sample per pixel, so the reference is draft's)."""
+    from pipeline.export.antialias import jittered
     def passes(offsets):
         def draw(r, pose):
             r.render(*pose)  # sets the pose and the camera
