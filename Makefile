@@ -58,7 +58,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# The gallery's slow test opens a page in headless Chromium, from the distribution's packages.
+BROWSER_PACKAGES := chromium
+
 test-all: $(STAMP)
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES); \
+	  else echo "note: the gallery's browser test needs: apt-get install $(BROWSER_PACKAGES)"; fi; }
 	$(BIN)/python -m pytest -q -m "slow or not slow"
 
 bench: $(STAMP)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "batch": ("pipeline.batch.runner", "run many scenes and parameter sweeps (cached, resumable; local or Dask)"),
     "convert": ("pipeline.importers.cli", "convert a MuJoCo MJCF, URDF or corpus script into corpus YAML"),
     "evolve": ("pipeline.evolve.cli", "evolve scene parameters (an evolution: file) on local workers or Dask"),
+    "gallery": ("pipeline.gallery.cli", "write index.html: a page of the runs in a batch, evolution or any folder"),
 }
 
 

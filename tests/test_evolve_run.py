@@ -9,11 +9,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 import pytest
 import yaml
 
+from html_tree import Tree, linked
 from pipeline.batch.executors import DaskExecutor, LocalExecutor
 from pipeline.evolve.checkpoint import Checkpoint
 from pipeline.evolve.cli import finish
@@ -224,6 +226,10 @@ def test_failures_are_logged_once_each_excluded_and_the_run_goes_on(tmp_path):
         assert result.stderr.count(f"generation {g}, individual {i}: ") == 1
     state = load_checkpoint(tmp_path / "out/checkpoint.pkl", Checkpoint).state
     assert np.isfinite(state.fitness[0])  # the elite is a valid individual
+    (table,) = [t for t in Tree((tmp_path / "out/index.html").read_text()).root.all("table")
+                if t.attrs.get("data-table") == "failed evaluations"]
+    shown = [[td.content() for td in tr.all("td")] for tr in next(table.all("tbody")).all("tr")]
+    assert sorted((int(g), int(i), m) for g, i, _, m in shown) == sorted((g, i, m) for (g, i), m in messages.items())
 
 
 def test_an_evaluation_past_its_time_limit_fails_as_a_timeout(tmp_path):
@@ -248,6 +254,23 @@ def test_outputs_replay_the_best_individual(uninterrupted):
     assert genotype.tobytes() == best.genotype.tobytes()
     result = corpus("run", out / "best.yaml", "--out", out / "replay", "--duration", "0.5", "--no-frames", "--quiet")
     assert result.returncode == 0, result.stderr
+
+
+def test_the_gallery_shows_the_best_the_snapshots_and_the_generations(uninterrupted):
+    out = uninterrupted
+    checkpoint = load_checkpoint(out / "checkpoint.pkl", Checkpoint)
+    finish(load_evolution(out / "tiny.yaml"), out, checkpoint, video=False, quiet=True)
+    tree = Tree((out / "index.html").read_text())
+    cards = list(tree.root.all("article", "card"))
+    assert [next(c.all("h3")).text.strip() for c in cards] == [
+        "best", "best at generation 0", "best at generation 2", "best at generation 4"]
+    facts = {dt.content(): dd.content() for dt, dd in zip(cards[0].all("dt"), cards[0].all("dd"))}
+    best = checkpoint.best
+    assert (facts["fitness"], facts["generation"], facts["individual"]) == (
+        f"{best.fitness:.6g}", str(best.generation), str(best.index))
+    assert [r for r in linked(tree) if not (out / unquote(r)).exists()] == []
+    (generations,) = [t for t in tree.root.all("table") if t.attrs.get("data-table") == "generations"]
+    assert len(list(generations.all("tr"))) == 1 + 5  # the header and generations 0..4
 
 
 def test_an_individual_that_kills_its_worker_fails_alone(tmp_path):

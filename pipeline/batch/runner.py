@@ -21,6 +21,7 @@ from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
 from pipeline.errors import CorpusError, Problem
 from pipeline.fileio import atomic_write_text
+from pipeline.gallery import check_page_target, write_gallery
 from pipeline.simulate.metrics import SCENE_METRICS
 
 # the manifest's metrics, under their names there (docs/metrics.md), after the job's own columns
@@ -70,6 +71,7 @@ def _row(job: Job, root: Path, status: str, wall: float = 0.0, message: str = ""
 
 
 def write_summary(result: BatchResult) -> None:
+    """batch.json, batch.csv and the gallery (index.html), each replaced atomically."""
     rows = sorted(result.rows, key=lambda r: r["name"])
     atomic_write_text(result.out / "batch.json", json.dumps(rows, indent=1, default=str))
     buf = io.StringIO()
@@ -78,6 +80,7 @@ def write_summary(result: BatchResult) -> None:
     for r in rows:
         writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()})
     atomic_write_text(result.out / "batch.csv", buf.getvalue())
+    write_gallery(result.out)
 
 
 def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, executor: str = "local",
@@ -132,13 +135,13 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
         done = sum(r["status"] == "done" for r in result.rows)
         cached = sum(r["status"] == "cached" for r in result.rows)
         print(f"batch: {done} done, {cached} cached, {len(result.failed)} failed in "
-              f"{time.perf_counter() - t0:.1f} s -> {out / 'batch.csv'}", file=sys.stderr)
+              f"{time.perf_counter() - t0:.1f} s -> {out / 'batch.csv'}, {out / 'index.html'}", file=sys.stderr)
     return result
 
 
 def check_batch_out(out: Path) -> None:
     """The batch root must be a folder, and not the run directory of a `corpus run`, whose
-    files a batch summary would mix with."""
+    files a batch summary would mix with; an index.html in it must be a gallery."""
     existing = next((p for p in (out, *out.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
         raise CorpusError(Problem("is a file, not a folder: the batch output folder "
@@ -147,6 +150,7 @@ def check_batch_out(out: Path) -> None:
     if (out / "manifest.json").is_file():
         raise CorpusError(Problem("is the run directory of a `corpus run` (it has a manifest.json); "
                                   "give the batch a folder of its own with --out", str(out)))
+    check_page_target(out)
 
 
 def _progress(total: int, quiet: bool):

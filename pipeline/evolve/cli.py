@@ -88,6 +88,7 @@ def run(args) -> int:
 
 def check_out(out: Path, resume: bool) -> None:
     from pipeline.fileio import check_folder_target
+    from pipeline.gallery import check_page_target
 
     check_folder_target(out, "the evolution's folder")
     has_run = (out / "evolution.db").exists()
@@ -96,6 +97,7 @@ def check_out(out: Path, resume: bool) -> None:
                                   str(out)))
     if not has_run and out.is_dir() and any(out.iterdir()) and not resume:
         raise CorpusError(Problem("is not empty and holds no evolution: choose another --out", str(out)))
+    check_page_target(out)
 
 
 def preflight(evo) -> None:
@@ -120,10 +122,12 @@ def preflight(evo) -> None:
 def finish(evo, out: Path, checkpoint, *, video: bool, quiet: bool) -> None:
     from pipeline.evolve.outputs import render, write_genotype, write_individual
     from pipeline.evolve.plot import plot_runs
+    from pipeline.gallery import write_gallery
 
     plot_runs([out], out / "fitness.png")
     best = checkpoint.best if checkpoint else None
     if best is None:
+        write_gallery(out)
         print(f"{evo.name}: no individual was evaluated successfully; see {out / 'evolution.db'}", file=sys.stderr)
         return
     scene = write_individual(out / "best.yaml", evo, best, best.metrics)
@@ -132,6 +136,7 @@ def finish(evo, out: Path, checkpoint, *, video: bool, quiet: bool) -> None:
         scenes = [scene] + (sorted((out / "best").glob("generation-*.yaml")) if evo.video == "all" else [])
         for s in scenes:
             render(s, out / ("best_run" if s == scene else f"best_run_{s.stem}"))
+    write_gallery(out)
     if not quiet:
         print(f"{evo.name}: best fitness {best.fitness:.6g} (generation {best.generation}, individual "
-              f"{best.index}) -> {out}", file=sys.stderr)
+              f"{best.index}) -> {out}, {out / 'index.html'}", file=sys.stderr)

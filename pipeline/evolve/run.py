@@ -21,6 +21,7 @@ from pipeline.evolve.database import Database
 from pipeline.evolve.evaluate import evaluate_individual
 from pipeline.evolve.outputs import write_individual
 from pipeline.evolve.progress import Progress
+from pipeline.gallery import write_gallery
 from pipeline.runstate import load_checkpoint
 
 DATABASE = "evolution.db"
@@ -62,6 +63,7 @@ def evolve(evo, out: Path, executor, *, generations: int, resume: bool = False, 
             checkpoint.save(out / FILE)
             if evo.every and g % evo.every == 0 and best is not None:
                 write_individual(out / "best" / f"generation-{g:04d}.yaml", evo, best, best.metrics)
+            write_gallery(out)  # the generations table and the snapshots so far
             progress.generation(g, stats)
     finally:
         progress.close()
