@@ -1,7 +1,7 @@
 """A strict element tree of an HTML page (html.parser), for the gallery's tests."""
 from html.parser import HTMLParser
 
-VOID = {"meta", "br", "img", "input", "link", "hr", "source"}
+VOID = {"meta", "br", "wbr", "img", "input", "link", "hr", "source"}
 
 
 class Node:

@@ -21,7 +21,7 @@ from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
 from pipeline.errors import CorpusError, Problem
 from pipeline.fileio import atomic_write_text
-from pipeline.gallery import check_page_target, write_gallery
+from pipeline.gallery import LivePage, check_page_target
 from pipeline.simulate.metrics import SCENE_METRICS
 
 # the manifest's metrics, under their names there (docs/metrics.md), after the job's own columns
@@ -71,7 +71,6 @@ def _row(job: Job, root: Path, status: str, wall: float = 0.0, message: str = ""
 
 
 def write_summary(result: BatchResult) -> None:
-    """batch.json, batch.csv and the gallery (index.html), each replaced atomically."""
     rows = sorted(result.rows, key=lambda r: r["name"])
     atomic_write_text(result.out / "batch.json", json.dumps(rows, indent=1, default=str))
     buf = io.StringIO()
@@ -80,7 +79,6 @@ def write_summary(result: BatchResult) -> None:
     for r in rows:
         writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()})
     atomic_write_text(result.out / "batch.csv", buf.getvalue())
-    write_gallery(result.out)
 
 
 def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, executor: str = "local",
@@ -117,12 +115,14 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
     bar = _progress(len(todo), quiet)
     t0 = time.perf_counter()
     try:
-        with pool:  # connected: from here on the summary is this batch's
+        with pool, LivePage(out) as page:  # connected: from here on the summary is this batch's
             write_summary(result)
+            page.update()
             for payload, outcome in pool.run([job_payload(j, out) for j in todo], timeout):
                 job = by_hash[payload["hash"]]
                 result.rows.append(_row(job, out, outcome.status, outcome.wall_s, outcome.message))
                 write_summary(result)
+                page.update()
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(failed=len(result.failed), refresh=False)

@@ -11,6 +11,7 @@ import re
 from pipeline.gallery.model import Card, Page, Table
 
 GENERATOR = "corpus gallery"  # the page's <meta name="generator">: how we know a page is ours
+TABLE_DIGITS = 4  # significant digits in the tables (the cards show 6; sorting uses every digit)
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#f6f6f4}
@@ -33,17 +34,25 @@ h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.15em;margin:1.5em 0 .5em}
 .status.failed,.status.timeout,.status.invalid{background:#b32424}
 table{border-collapse:collapse;background:#fff;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
-th{background:#eee;cursor:pointer;user-select:none;white-space:nowrap}
+th{background:#eee;cursor:pointer;user-select:none;max-width:9em}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.message{max-width:40em;white-space:pre-wrap;word-break:break-word;color:#900}
+td.message{max-width:18em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:#900}
+.scroll{overflow-x:auto;max-width:100%}
 figure{margin:0}figure img{max-width:100%;background:#fff;border:1px solid #ddd}
 .note{color:#666;font-size:12px}
 """
 
+# A video shows its poster clean until the pointer or the keyboard reaches it; then its
+# controls appear (a click on a video without them plays it).
 # Click a header to sort by it (again: reverse). Cells sort by data-sort: as numbers when
 # every non-empty key in the column is one, else as text; empty keys go last either way.
 SCRIPT = """
+document.querySelectorAll('video').forEach(function (video) {
+  var show = function () { video.controls = true; };
+  ['mouseenter', 'focus', 'touchstart'].forEach(function (e) { video.addEventListener(e, show); });
+  video.addEventListener('click', function () { if (!video.controls) { show(); video.play(); } });
+});
 document.querySelectorAll('table.sortable').forEach(function (table) {
   table.querySelectorAll('th').forEach(function (th, col) {
     th.addEventListener('click', function () {
@@ -70,14 +79,14 @@ def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-def shown(value) -> str:
-    """A value as the page prints it: floats to 6 significant digits, lists joined."""
+def shown(value, digits: int = 6) -> str:
+    """A value as the page prints it: floats to `digits` significant digits, lists joined."""
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value).lower()
     if isinstance(value, float):
-        return f"{value:.6g}" if math.isfinite(value) else str(value)
+        return f"{value:.{digits}g}" if math.isfinite(value) else str(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(shown(v) for v in value) + "]"
+        return "[" + ", ".join(shown(v, digits) for v in value) + "]"
     if isinstance(value, dict):
         return json.dumps(value, default=str)
     return str(value)
@@ -126,28 +135,34 @@ def columns_of(cards: list[Card]) -> tuple[list[str], list[str]]:
 def _cards_table(cards: list[Card]) -> str:
     values, params = columns_of(cards)
     messages = any(c.message for c in cards)
-    head = ["name", "status", *params, *values, *(["message"] if messages else [])]
+    head = ["name", "status", *(["message"] if messages else []), *params, *values]
     rows = []
     for i, c in enumerate(cards):
         cells = [f'<td data-sort="{esc(c.name)}"><a href="#{anchor(i, c)}">{esc(c.name)}</a></td>',
                  f'<td data-sort="{esc(c.status)}"><span class="status {esc(c.status)}">{esc(c.status)}</span></td>']
+        if messages:
+            cells.append(_message(c.message))
         cells += [_cell(c.params.get(p)) for p in params]
         cells += [_cell(c.values.get(v)) for v in values]
-        if messages:
-            cells.append(f'<td class="message" data-sort="{esc(c.message)}">{esc(c.message)}</td>')
         rows.append(f'<tr id="row-{anchor(i, c)}">' + "".join(cells) + "</tr>")
     return _table_html("runs", head, rows)
 
 
 def _cell(value) -> str:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return f'<td{" class=num" if number else ""} data-sort="{esc(sort_key(value))}">{esc(shown(value))}</td>'
+    return (f'<td{" class=num" if number else ""} data-sort="{esc(sort_key(value))}">'
+            f"{esc(shown(value, TABLE_DIGITS))}</td>")
+
+
+def _message(text) -> str:
+    """One line, cut to the cell; the whole message is its tooltip (and on the card)."""
+    return f'<td class="message" data-sort="{esc(text)}" title="{esc(text)}">{esc(text)}</td>'
 
 
 def _table(table: Table) -> str:
     rows = []
     for row in table.rows:
-        cells = [(f'<td class="message" data-sort="{esc(v)}">{esc(v)}</td>' if col == "message" else _cell(v))
+        cells = [(_message(v) if col == "message" else _cell(v))
                  for col, v in zip(table.columns, row)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
@@ -155,15 +170,16 @@ def _table(table: Table) -> str:
 
 
 def _table_html(label: str, head: list[str], rows: list[str]) -> str:
-    header = "".join(f'<th scope="col">{esc(h)}</th>' for h in head)
-    return (f'<table class="sortable" data-table="{esc(label)}"><thead><tr>{header}</tr></thead>'
-            f'<tbody>\n' + "\n".join(rows) + "\n</tbody></table>")
+    # long names (environment.material.friction) may wrap after their dots and underscores
+    header = "".join(f'<th scope="col">{esc(h).replace(".", ".<wbr>").replace("_", "_<wbr>")}</th>' for h in head)
+    return (f'<div class="scroll"><table class="sortable" data-table="{esc(label)}"><thead><tr>{header}</tr>'
+            f'</thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>")
 
 
 def _card(index: int, card: Card) -> str:
     if card.video:
         poster = f' poster="{esc(card.poster)}"' if card.poster else ""
-        media = f'<video controls muted loop preload="none"{poster} src="{esc(card.video)}"></video>'
+        media = f'<video tabindex="0" muted loop preload="none"{poster} src="{esc(card.video)}"></video>'
     elif card.poster:
         media = f'<img class="poster" src="{esc(card.poster)}" alt="middle frame of {esc(card.name)}">'
     else:
