@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections import OrderedDict
 from pathlib import Path
 
@@ -70,3 +71,71 @@ def evaluate(scene, overrides=None, metrics=DEFAULT_METRICS, *, duration=None) -
     out = compute(recording, sim.model, metrics)
     out["simulated_time"] = float(recording.time[-1]) if len(recording.time) else 0.0
     return out
+
+
+def evaluate_batch(scene, overrides_list, metrics=DEFAULT_METRICS, *, duration=None) -> list[dict]:
+    """`evaluate` for many overrides of one scene at once: when the variants share one
+    layout and their frames need no Python (no controller but ones that return HOLD, no
+    timeline command), all of them run in one parallel kernel call
+    (pipeline/simulate/rollout.py); otherwise one after another. Returns one dict per
+    variant, as `evaluate` would, or {"error": message} for a variant that failed."""
+    from pipeline.errors import CorpusError
+    from pipeline.simulate.articulated import Simulation
+    from pipeline.simulate.rollout import rollout
+
+    sims, seen = [], set()
+    for overrides in overrides_list:
+        sim = simulation_for(scene, overrides)
+        sim = sim.fork() if id(sim) in seen else sim  # the same variant twice
+        seen.add(id(sim))
+        sim.reset()
+        sims.append(sim)
+    if not sims:
+        return []
+    first = sims[0]
+    if not all(isinstance(sim, Simulation) for sim in sims):  # the particle engine
+        return [_one(sim, metrics, duration) for sim in sims]
+    frames = max(0, int(math.ceil((first.settings.duration if duration is None else duration) / first.dt - 1e-9)))
+    try:
+        runs = rollout(sims, frames, first.settings.record_every)
+    except CorpusError:  # layouts differ, or Python runs at the frame starts
+        return [_one(sim, metrics, duration) for sim in sims]
+    out = []
+    for i, sim in enumerate(sims):
+        if runs.errors[i] is not None:
+            out.append({"error": runs.errors[i]})
+            continue
+        recording = runs.recording(i)
+        if sim.data.stopped_by >= 0:  # a `stop` event: the records end at its time
+            recording = _cut(recording, sim.data.time)
+        result = compute(recording, sim.model, metrics)
+        result["simulated_time"] = float(recording.time[-1]) if len(recording.time) else 0.0
+        out.append(result)
+    return out
+
+
+def _cut(rec, stop_time: float):
+    """The records before a stop event's time, then the stop state at that time (the
+    rollout repeats it in the records after the stop)."""
+    import numpy as np
+
+    from pipeline.recording import Recording
+
+    before = np.flatnonzero(rec.time < stop_time - 1e-12)
+    idx = np.r_[before, before.size]
+    time = rec.time[idx].copy()
+    time[-1] = stop_time
+    return Recording(time=time, body_names=rec.body_names, body_pos=rec.body_pos[idx],
+                     body_quat=rec.body_quat[idx], q=rec.q[idx], qd=rec.qd[idx], channels={})
+
+
+def _one(sim, metrics, duration) -> dict:
+    from pipeline.errors import CorpusError
+
+    try:
+        recording = sim.run(duration, progress=False)
+    except CorpusError as exc:
+        return {"error": str(exc)}
+    result = compute(recording, sim.model, metrics)
+    result["simulated_time"] = float(recording.time[-1]) if len(recording.time) else 0.0
+    return result
