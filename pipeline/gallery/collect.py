@@ -141,7 +141,7 @@ def _individual(folder: Path, name: str, scene: Path, run: Path, found: tuple) -
         card.values.update(json.loads(metrics or "{}"))
     except ValueError:
         pass  # the fitness is the measure that matters; a damaged metrics column drops the rest
-    card.links.append(("scene yaml", href(scene, folder)))
+    card.links.append((scene.name, href(scene, folder)))  # the scene `corpus run` replays
     manifest = read_manifest(run)
     if manifest is not None:
         card.values["simulated_s"] = manifest.get("simulated_time_s")
@@ -180,4 +180,4 @@ def _evolution_page(folder: Path, db) -> Page:
     figures = [("best, mean and quartiles of the fitness per generation", "fitness.png")] \
         if (folder / "fitness.png").is_file() else []
     return Page(title=f"{folder.resolve().name}: corpus evolve", summary=summary, cards=cards,
-                figures=figures, tables=tables)
+                cards_title="The best individuals", figures=figures, tables=tables)

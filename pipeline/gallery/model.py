@@ -31,5 +31,6 @@ class Page:
     title: str
     summary: str
     cards: list[Card]
+    cards_title: str = "Runs"
     figures: list[tuple[str, str]] = field(default_factory=list)  # (caption, href)
     tables: list[Table] = field(default_factory=list)  # besides the table of the cards

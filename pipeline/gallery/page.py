@@ -39,7 +39,7 @@ th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.message{max-width:18em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:#900}
 .scroll{overflow-x:auto;max-width:100%}
-figure{margin:0}figure img{max-width:100%;background:#fff;border:1px solid #ddd}
+figure{margin:0}figure img{max-width:min(100%,720px);background:#fff;border:1px solid #ddd}
 .note{color:#666;font-size:12px}
 """
 
@@ -114,7 +114,7 @@ def render(page: Page) -> str:
         parts.append(f'<figure><img src="{esc(href)}" alt="{esc(caption)}"><figcaption class="note">'
                      f"{esc(caption)}</figcaption></figure>")
     if page.cards:
-        parts.append('<h2>Runs</h2>')
+        parts.append(f"<h2>{esc(page.cards_title)}</h2>")
         parts.append(_cards_table(page.cards))
         parts.append('<div class="cards">')
         parts += [_card(i, c) for i, c in enumerate(page.cards)]
