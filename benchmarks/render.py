@@ -197,7 +197,7 @@ def aa_methods() -> dict:
     def passes(offsets):
         def draw(r, pose):
             r.render(*pose)  # sets the pose and the camera
-            return jittered(r.plotter.ren_win, r.plotter.camera, r.read_pixels, r.size, offsets)
+            return jittered(r.plotter.ren_win, r.plotter.camera, r.rows_up, r.size, offsets)
         return draw
 
     def fxaa(r, pose):

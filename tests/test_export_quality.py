@@ -99,3 +99,21 @@ def test_the_jellyfish_renders_under_water():
     lilac = (r > g + 8) & (b > g + 20)  # the jellyfish's pink through the blue water
     assert lilac[5:80, 60:100].sum() > 30  # its bell and tentacles, in the middle
     assert lilac[:, :50].sum() + lilac[:, 110:].sum() == 0
+
+
+def test_soft_shadow_hulls_match_qhull():
+    """The soft shadows' small-hull path (a box's eight points) against Qhull: the same
+    corners, counter-clockwise."""
+    from scipy.spatial import ConvexHull
+
+    from pipeline.export.soft_shadows import SMALL_HULL, _hull
+
+    rng = np.random.default_rng(3)
+    for n in (3, 4, 8, 20, SMALL_HULL):
+        for _ in range(50):
+            points = rng.normal(size=(n, 2))
+            hull = _hull(points)
+            assert sorted(map(tuple, hull)) == sorted(map(tuple, points[ConvexHull(points).vertices]))
+            x, y = hull[:, 0], hull[:, 1]
+            assert np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) > 0
+    assert len(_hull(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]))) == 2  # edge-on: a line

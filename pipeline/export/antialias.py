@@ -14,16 +14,18 @@ import numpy as np
 FINAL_OFFSETS = ((-0.25, -0.25), (0.25, 0.25))
 
 
-def jittered(render_window, camera, read_pixels, size, offsets) -> np.ndarray:
-    """The mean (H, W, 3) uint8 image of the scene drawn once per offset; `read_pixels()`
-    returns the window's last frame."""
+def jittered(render_window, camera, rows_up, size, offsets) -> np.ndarray:
+    """The mean (H, W, 3) uint8 image of the scene drawn once per offset; `rows_up()` returns
+    the window's last frame as OpenGL stores it (bottom row first), valid until the next."""
     w, h = size
-    total = np.zeros((h, w, 3), np.uint32)
+    total = np.zeros((h, w, 3), np.uint16)  # up to 257 passes of 255
     for dx, dy in offsets:
         # the window centre is in normalised device units: 2 per image width or height
         camera.SetWindowCenter(2.0 * dx / w, 2.0 * dy / h)
         render_window.Render()
-        total += read_pixels()
+        total += rows_up()
     camera.SetWindowCenter(0.0, 0.0)
     n = len(offsets)
-    return ((total + n // 2) // n).astype(np.uint8)
+    total += n // 2
+    total //= n
+    return total[::-1].astype(np.uint8)

@@ -265,16 +265,20 @@ class FrameRenderer:
         if len(self.offsets) == 1:
             self.plotter.ren_win.Render()
             return self.read_pixels()
-        return jittered(self.plotter.ren_win, cam, self.read_pixels, self.size, self.offsets)
+        return jittered(self.plotter.ren_win, cam, self.rows_up, self.size, self.offsets)
 
-    def read_pixels(self) -> np.ndarray:
-        """The window's last frame as (H, W, 3) uint8."""
+    def rows_up(self) -> np.ndarray:
+        """The window's last frame, (H, W, 3) uint8 with the bottom row first as OpenGL
+        stores it; a view the next read overwrites."""
         from vtk.util.numpy_support import vtk_to_numpy
 
         w, h = self.size
         self.plotter.ren_win.GetPixelData(0, 0, w - 1, h - 1, 0, self.pixels, 0)
-        # OpenGL rows start at the bottom of the image
-        return vtk_to_numpy(self.pixels).reshape(h, w, 3)[::-1].copy()
+        return vtk_to_numpy(self.pixels).reshape(h, w, 3)
+
+    def read_pixels(self) -> np.ndarray:
+        """The window's last frame as (H, W, 3) uint8."""
+        return self.rows_up()[::-1].copy()
 
     def close(self) -> None:
         self.plotter.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 from scipy.ndimage import gaussian_filter
-from scipy.spatial import ConvexHull
+from scipy.spatial import ConvexHull, QhullError
 
 from pipeline.export.shaders import place_sheet
 from pipeline.export.shadows import onto_ground
@@ -26,13 +26,31 @@ CONTACT_STRENGTH = 0.35  # darkening straight under a part resting on the floor
 CONTACT_HEIGHT = 0.25  # of the creature size: parts higher than this cast no contact shadow
 PENUMBRA = 0.12  # penumbra width per unit height of the part above the floor (~7 degree light)
 BANDS = 3  # blur levels the parts are sorted into by height
+SMALL_HULL = 32  # hulls of up to this many points are found in Python
 
 
 def _hull(points: np.ndarray) -> np.ndarray:
-    """The 2-D convex hull of points (n, 2), in order; joggled so flat or thin parts work."""
+    """The 2-D convex hull of points (n, 2), in order. Few points (a box's eight): Andrew's
+    monotone chain, faster than a call into Qhull; many (a sphere's): Qhull, joggled when
+    the points lie on a line (a part seen edge-on), which plain Qhull refuses."""
     if len(points) < 3:
         return points
-    return points[ConvexHull(points, qhull_options="QJ").vertices]
+    if len(points) > SMALL_HULL:
+        try:
+            return points[ConvexHull(points).vertices]
+        except QhullError:
+            return points[ConvexHull(points, qhull_options="QJ").vertices]
+    pts = sorted(map(tuple, points))
+
+    def half(seq):
+        chain = []
+        for p in seq:
+            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                                       - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain[:-1]
+    return np.array(half(pts) + half(reversed(pts)))
 
 
 class SoftShadow:
@@ -101,6 +119,8 @@ class SoftShadow:
         order = np.argsort(weights) if weights is not None else range(len(polygons))
         for i in order:
             xy = (_hull(polygons[i]) - lo) / texel
+            if len(xy) < 2:  # a part shrunk to a point casts nothing
+                continue
             value = 255 if weights is None else int(round(255 * weights[i]))
             draw.polygon([tuple(p) for p in xy], fill=value)
         return np.asarray(img, float) / 255.0
