@@ -115,7 +115,8 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
     bar = _progress(len(todo), quiet)
     t0 = time.perf_counter()
     try:
-        with pool, LivePage(out) as page:  # connected: from here on the summary is this batch's
+        # the page's last write comes after the pool has stopped what still ran (Ctrl-C)
+        with LivePage(out) as page, pool:  # connected: from here on the summary is this batch's
             write_summary(result)
             page.update()
             for payload, outcome in pool.run([job_payload(j, out) for j in todo], timeout):
