@@ -1,0 +1,153 @@
+"""Where the walking roach's weight goes and which feet slip (docs/roach.md, issue 15): the
+figure docs/img/roach_load.png and its numbers.
+
+    .venv/bin/python benchmarks/roach_load.py [-o docs/img/roach_load.png] [--duration 2.5]
+        [--scene roach_tripod --scene roach_sticky ...]
+
+Runs each scene with the contact wrench of every body recorded each frame
+(`pipeline.simulate.sensors:record_contact_forces`) and reports, over steady walking
+(t in [1, 2.5] s), per leg:
+
+* its ground force while in stance (tibia and tarsi; the hind legs stand partly on the
+  tibia's distal corner), as a share of the roach's weight;
+* the slip of its touching corners: the horizontal velocity, along the abdomen's heading,
+  of every box corner of the tibia and the foot (the contact points, digest §3.3) that
+  touches the ground (below 30 um) in two consecutive samples, in cm per 50 ms stance.
+  Negative: the foot slips backward (the leg pushes harder than its grip); positive: it
+  is dragged forward (the leg brakes). The foot's body origin is not used: the tarsus
+  rolls about its corners, which moved it 0.1 cm per stance without any slip;
+* the centre of mass ahead of the middle and hind feet, the net speed over [0.5, 2.5] s
+  and the heading change, as in tests/test_roach_walk.py.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import pipeline  # noqa: E402
+from tests.test_roach_walk import heading_change_deg, net_speed  # noqa: E402
+
+LEGS = ("fl", "fr", "ml", "mr", "bl", "br")
+STEADY = (1.0, 2.5)
+STANCE = 0.05  # s, a tripod stance
+TOUCH = 3e-5  # m: a corner this close to the ground carries load (the ground spring's depth is ~1 um)
+
+
+def run(scene: str, duration: float):
+    doc = {"scene": "roach_load", "use": f"scenes/{scene}.yaml",
+           "simulation": {"record_every": 4}}
+    recorder = {"python": "pipeline.simulate.sensors:record_contact_forces"}
+    spec = pipeline.load({**doc, "controllers": [*_controllers(scene), recorder]}, base_dir=ROOT)
+    sim = pipeline.compile(spec)
+    return sim, sim.run(duration=duration, progress=False)
+
+
+def _controllers(scene: str) -> list:
+    """The scene's controller items as written (a `use` chain's last word), so that the
+    recorder can be added to them."""
+    import yaml
+
+    path = ROOT / "scenes" / f"{scene}.yaml"
+    while True:
+        doc = yaml.safe_load(path.read_text())
+        if "controllers" in doc:
+            return [dict(c, use=f"creatures/{Path(c['use']).name}") if "use" in c else c
+                    for c in doc["controllers"]]
+        path = path.parent / doc["use"]
+
+
+def box_corners(model, body: int) -> np.ndarray:
+    """The eight corners (8, 3) of a body's box in its frame (its only geom)."""
+    g = np.flatnonzero(model.geoms.body == body)[0]
+    lo, hi = model.geoms.aabb_lo[g], model.geoms.aabb_hi[g]
+    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                     for z in (lo[2], hi[2])])
+
+
+def rotations(quat: np.ndarray) -> np.ndarray:
+    w, x, y, z = np.moveaxis(quat, -1, 0)
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)],
+                    -2)
+
+
+def analyse(sim, rec) -> dict:
+    model, t = sim.model, rec.time
+    R = rotations(rec.body_quat)
+    ab = rec.body_index("abdomen")
+    heading = R[:, ab, :2, 0] / np.linalg.norm(R[:, ab, :2, 0], axis=1, keepdims=True)
+    steady = (t >= STEADY[0]) & (t <= STEADY[1])
+    weight = model.total_mass * 9.8
+    force, slip = {}, {}
+    dt = t[1] - t[0]
+    for k, leg in enumerate(LEGS):
+        bodies = [rec.body_index(f"leg_{leg}{i}") for i in (2, 3, 4)]
+        stance = steady & (rec.channels["gait_swing"][:, k] == 0)
+        fz = rec.channels["contact_force"][:, bodies, 5].sum(axis=1)
+        force[leg] = fz[stance].mean() / weight
+        v = []
+        for b in (bodies[0], bodies[2]):
+            w = rec.body_pos[:, b, None, :] + np.einsum("tij,cj->tci", R[:, b], box_corners(model, b))
+            touching = (w[1:, :, 2] < TOUCH) & (w[:-1, :, 2] < TOUCH) & stance[1:, None]
+            vel = np.einsum("tci,ti->tc", w[1:, :, :2] - w[:-1, :, :2], heading[1:]) / dt
+            v.append(vel[touching])
+        slip[leg] = float(np.concatenate(v).mean()) * STANCE
+    tree = model.tree
+    com_w = rec.body_pos + np.einsum("tbij,bj->tbi", R, tree.com)
+    com = (tree.mass[None, :, None] * com_w).sum(axis=1) / tree.mass.sum()
+
+    def ahead(legs):
+        feet = np.mean([rec.body_pos[:, rec.body_index(f"leg_{leg}4")] for leg in legs], axis=0)
+        return float(np.einsum("ti,ti->t", (com - feet)[:, :2], heading)[steady].mean())
+
+    return {"force": force, "slip": slip, "com_ahead_middle": ahead(("ml", "mr")),
+            "com_ahead_hind": ahead(("bl", "br")), "net": net_speed(rec),
+            "turn": heading_change_deg(rec, 0.5, 2.5)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-o", "--out", default=str(ROOT / "docs/img/roach_load.png"))
+    ap.add_argument("--duration", type=float, default=2.5)
+    ap.add_argument("--scene", action="append", help="scenes/<name>.yaml (repeatable)")
+    args = ap.parse_args()
+    results = {}
+    for scene in args.scene or ["roach_tripod", "roach_sticky"]:
+        res = results[scene] = analyse(*run(scene, args.duration))
+        print(f"{scene}: net {100 * res['net']:.2f} cm/s, turn {res['turn']:+.1f} deg, COM "
+              f"{100 * res['com_ahead_middle']:+.2f} cm ahead of the middle feet, "
+              f"{100 * res['com_ahead_hind']:+.2f} cm ahead of the hind feet")
+        for leg in LEGS:
+            print(f"  {leg}: stance ground force {100 * res['force'][leg]:5.1f} % of weight, "
+                  f"slip {100 * res['slip'][leg]:+.3f} cm per stance")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    x = np.arange(len(LEGS))
+    width = 0.8 / len(results)
+    for j, (scene, res) in enumerate(results.items()):
+        axes[0].bar(x + j * width, [100 * res["force"][leg] for leg in LEGS], width, label=scene)
+        axes[1].bar(x + j * width, [100 * res["slip"][leg] for leg in LEGS], width,
+                    label=f"{scene}: {100 * res['net']:.2f} cm/s")
+    for ax, title in zip(axes, ("ground force in stance, % of weight",
+                                "slip of touching corners, cm per stance (− back, + dragged)")):
+        ax.set_xticks(x + 0.4 - width / 2, [leg.upper() for leg in LEGS])
+        ax.set_title(title, fontsize=10)
+        ax.axhline(0, color="k", lw=0.5)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.out, dpi=110)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
