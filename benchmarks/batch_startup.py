@@ -1,0 +1,72 @@
+"""Job start-up of `corpus batch` (issue 20): 16 short jobs of dm_control's humanoid (as
+`corpus convert --as scene` writes it; 0.1 s simulated each, outputs off, seeds 0-15) through
+the local executor, and where each job's wall time goes, from each job's manifest.json.
+
+    .venv/bin/python benchmarks/batch_startup.py [--jobs 1] [--n 16] [--duration 0.1]
+
+Start-up of a job = its wall time (the batch's summary) less its simulation (manifest
+timings.simulate_s); the jobs after the first are the figure (the first loads the kernels).
+Goals (issue 20): under 50 ms per job after the first; the batch's total wall within 1.2x
+the sum of the simulations. There is no MuJoCo counterpart: the ratio is against our own
+simulating time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from import_mujoco import model_id, zoo  # noqa: E402
+from pipeline.batch.runner import run_batch  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--n", type=int, default=16)
+    ap.add_argument("--duration", type=float, default=0.1)
+    args = ap.parse_args()
+    source = next(p for p in zoo() if model_id(p) == "suite/humanoid")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "corpus.toml").write_text("")
+        subprocess.run([sys.executable, "-m", "pipeline.cli", "convert", str(source), "--as", "scene", "-o",
+                        str(folder / "humanoid.yaml")], check=True, capture_output=True)
+        sweep = folder / "sweep.yaml"
+        sweep.write_text(f"sweep: startup\nscene: humanoid.yaml\nparameters:\n"
+                         f"  simulation.duration: [{args.duration}]\n"
+                         f"  simulation.seed: {list(range(args.n))}\n"
+                         f"  outputs: [{{frames: false, video: false, glb: false, plots: false}}]\n")
+        t0 = time.perf_counter()
+        result = run_batch([str(sweep)], folder / "out", jobs=args.jobs, quiet=True, force=True)
+        total = time.perf_counter() - t0
+        rows = [r for r in result.rows if r["status"] == "done"]
+        if len(rows) != args.n:
+            raise SystemExit(f"jobs failed: {[r['message'] for r in result.rows if r['status'] != 'done'][:1]}")
+        per = []
+        for r in rows:
+            t = json.loads((Path(r["out_dir"]) / "manifest.json").read_text())["timings"]
+            per.append((r["wall_s"], t))
+    sims = sum(t["simulate_s"] for _, t in per)
+    startup = [wall - t["simulate_s"] for wall, t in per]
+    later = sorted(startup)[:-1]  # all but the slowest start (the first job's kernel loading)
+    mean = {k: sum(t.get(k, 0.0) for _, t in per[1:]) / (len(per) - 1) * 1e3
+            for k in ("load_s", "compile_s", "export_s", "kernel_compile_s")}
+    print(f"{args.n} humanoid jobs of {args.duration:g} s, --jobs {args.jobs}, load {os.getloadavg()[0]:.1f}: "
+          f"total {total:.2f} s wall, simulations {sims:.2f} s (total / simulations {total / sims:.2f}); "
+          f"start-up per job after the first: mean {1e3 * sum(later) / len(later):.0f} ms "
+          f"(load {mean['load_s']:.0f} ms, compile {mean['compile_s']:.0f} ms, export {mean['export_s']:.0f} ms, "
+          f"numba {mean['kernel_compile_s']:.0f} ms; the rest is the process and its imports)")
+
+
+if __name__ == "__main__":
+    main()
