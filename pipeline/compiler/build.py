@@ -348,15 +348,16 @@ def _geoms(bodies):
     meshes = []
     for i, (_, _, body) in enumerate(bodies):
         for geom in body.geoms:
-            verts, faces = geo.render_mesh(geom)
-            rot = quat_to_matrix(geom.pose.quat)
-            pos = np.asarray(geom.pose.pos, float)
-            lo, hi = geo.body_frame_aabb(*geo.local_bounds(geom, verts), rot, pos)
             code = geo.GEOM_CODES.get(geom.shape)
             if code is None:
                 raise CorpusError(_problem(geom.where, f"unknown shape {geom.shape!r}"))
+            analytic = code not in (geo.MESH, geo.PLANE)
+            mesh = (geom.shape, geo.size3(geom)) if analytic else geo.render_mesh(geom)
+            rot = quat_to_matrix(geom.pose.quat)
+            pos = np.asarray(geom.pose.pos, float)
+            lo, hi = geo.body_frame_aabb(*geo.local_bounds(geom, None if analytic else mesh[0]), rot, pos)
             rows.append((i, code, geo.size3(geom), pos, rot, geom.rgba, geom.colliding, lo, hi))
-            meshes.append((verts, faces))
+            meshes.append(mesh)
     ng = len(rows)
     cols = list(zip(*rows)) if rows else [()] * 9
     geoms = GeomArrays(
@@ -369,4 +370,4 @@ def _geoms(bodies):
         colliding=np.array(cols[6], np.bool_).reshape(ng),
         aabb_lo=np.array(cols[7], float).reshape(ng, 3),
         aabb_hi=np.array(cols[8], float).reshape(ng, 3))
-    return geoms, tuple(meshes)
+    return geoms, geo.RenderMeshes(meshes)
