@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numba
 
-from pipeline.physics.step import EVENT, OK, advance
+from pipeline.physics.step import OK, advance
 
 RUNAWAY = 4  # a status beyond step.py's: fail = [time, component of y beyond its bound]
 
@@ -38,9 +38,7 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
         status = advance(st, lv, wk, method, t, t1, h, atol, rtol, h_min, h_max, y, cstate,
                          counters, hstate, fail, events, ev_log, ev_count)
         done[0] = f + 1
-        if status == EVENT:
-            return status
-        if status != OK:
+        if status != OK:  # a stop event or a failure
             return status
         bad = first_beyond(y, limits)
         if bad >= 0:

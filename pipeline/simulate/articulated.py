@@ -410,18 +410,28 @@ class Simulation:
         d.frame += int(done[0])
         if frames > 1:  # the starts it covered had nothing to run
             d.boundary_frame = d.frame - 1
+        error = self._settle(status, fail)
+        if error is not None:
+            raise error
+        if frames > 1:  # what their starts would have dropped
+            self._drop_ended_pushes()
+
+    def _settle(self, status: int, fail: np.ndarray) -> SimulationError | None:
+        """Put the step loop's outcome for frames already counted in d.frame into Data: the
+        time reached, a `stop` event; or the SimulationError of a failure (for the caller to
+        raise, or a rollout to report)."""
+        d = self.data
         if status == EVENT:
             d.time = float(fail[0])
             d.stopped_by = int(fail[1])
         elif status == RUNAWAY:
             d.time = float(fail[0])
-            raise self._unstable(self._ran_away(int(fail[1])))
+            return self._unstable(self._ran_away(int(fail[1])))
         elif status != OK:
-            raise self._unstable(self._failure(status, fail))
+            return self._unstable(self._failure(status, fail))
         else:
             d.time = d.frame * self.dt
-        if frames > 1:  # what their starts would have dropped
-            self._drop_ended_pushes()
+        return None
 
     def _unstable(self, message: str) -> SimulationError:
         return SimulationError(problem_at(self.scene.where, message, "simulation"))

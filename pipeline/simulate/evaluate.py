@@ -18,6 +18,10 @@ import math
 from collections import OrderedDict
 from pathlib import Path
 
+import numpy as np
+
+from pipeline.errors import CorpusError
+from pipeline.recording import Recording
 from pipeline.simulate.metrics import compute
 
 DEFAULT_METRICS = ("speed", "final_position", "fell")
@@ -67,8 +71,11 @@ def evaluate(scene, overrides=None, metrics=DEFAULT_METRICS, *, duration=None) -
     and `simulated_time`. Raises CorpusError (SimulationError) as `corpus run` would."""
     sim = simulation_for(scene, overrides)
     sim.reset()
-    recording = sim.run(duration, progress=False)
-    out = compute(recording, sim.model, metrics)
+    return _measured(sim.run(duration, progress=False), sim.model, metrics)
+
+
+def _measured(recording, model, metrics) -> dict:
+    out = compute(recording, model, metrics)
     out["simulated_time"] = float(recording.time[-1]) if len(recording.time) else 0.0
     return out
 
@@ -79,7 +86,6 @@ def evaluate_batch(scene, overrides_list, metrics=DEFAULT_METRICS, *, duration=N
     timeline command), all of them run in one parallel kernel call
     (pipeline/simulate/rollout.py); otherwise one after another. Returns one dict per
     variant, as `evaluate` would, or {"error": message} for a variant that failed."""
-    from pipeline.errors import CorpusError
     from pipeline.simulate.articulated import Simulation
     from pipeline.simulate.rollout import rollout
 
@@ -108,19 +114,13 @@ def evaluate_batch(scene, overrides_list, metrics=DEFAULT_METRICS, *, duration=N
         recording = runs.recording(i)
         if sim.data.stopped_by >= 0:  # a `stop` event: the records end at its time
             recording = _cut(recording, sim.data.time)
-        result = compute(recording, sim.model, metrics)
-        result["simulated_time"] = float(recording.time[-1]) if len(recording.time) else 0.0
-        out.append(result)
+        out.append(_measured(recording, sim.model, metrics))
     return out
 
 
 def _cut(rec, stop_time: float):
     """The records before a stop event's time, then the stop state at that time (the
     rollout repeats it in the records after the stop)."""
-    import numpy as np
-
-    from pipeline.recording import Recording
-
     before = np.flatnonzero(rec.time < stop_time - 1e-12)
     idx = np.r_[before, before.size]
     time = rec.time[idx].copy()
@@ -130,12 +130,8 @@ def _cut(rec, stop_time: float):
 
 
 def _one(sim, metrics, duration) -> dict:
-    from pipeline.errors import CorpusError
-
     try:
         recording = sim.run(duration, progress=False)
     except CorpusError as exc:
         return {"error": str(exc)}
-    result = compute(recording, sim.model, metrics)
-    result["simulated_time"] = float(recording.time[-1]) if len(recording.time) else 0.0
-    return result
+    return _measured(recording, sim.model, metrics)

@@ -21,9 +21,8 @@ import numpy as np
 from numba.typed import List
 
 from pipeline.errors import CorpusError
-from pipeline.physics.frames import RUNAWAY
 from pipeline.physics.rollout import rollout as _kernel
-from pipeline.physics.step import EVENT, OK, body_poses
+from pipeline.physics.step import body_poses
 from pipeline.recording import Recording
 
 
@@ -69,14 +68,11 @@ def rollout(sims, frames: int, record_every: int = 1) -> Rollout:
     frame0 = first.data.frame
     for sim in sims:
         _check(sim, first, frame0, frames)
-    models, index = [], []
-    for sim in sims:  # runs of one model share its tables
-        j = next((k for k, other in enumerate(models) if other is sim.model), None)
-        if j is None:
-            models.append(sim.model)
-            j = len(models) - 1
-        index.append(j)
-    sts = List([next(s for s, i in zip(sims, index) if i == j)._statics for j in range(len(models))])
+    tables = {}  # runs of one model share its tables: id(model) -> (index, statics)
+    for sim in sims:
+        tables.setdefault(id(sim.model), (len(tables), sim._statics))
+    index = np.array([tables[id(sim.model)][0] for sim in sims], np.int64)
+    sts = List([statics for _, statics in tables.values()])
     lvs = List([sim._live() for sim in sims])
     wks = List([first._make_work() for _ in range(min(numba.get_num_threads(), len(sims)))])
     n = len(sims)
@@ -94,7 +90,7 @@ def rollout(sims, frames: int, record_every: int = 1) -> Rollout:
     traj = np.zeros((n, nrec, Y.shape[1]))
     s = first.settings
     limits = first._runaway.limits((frame0 + frames) * first.dt)
-    _kernel(sts, np.asarray(index, np.int64), lvs, wks, first.method, first.dt, frame0, frames, every,
+    _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every,
             first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
             fail, status, done, first._events, ev_log, ev_count, limits, traj)
     errors = []
@@ -105,7 +101,8 @@ def rollout(sims, frames: int, record_every: int = 1) -> Rollout:
         d.frame = frame0 + int(done[i])
         d.boundary_frame = d.frame - 1
         d.time = d.frame * sim.dt
-        errors.append(_outcome(sim, int(status[i]), fail[i]))
+        error = sim._settle(int(status[i]), fail[i])
+        errors.append(None if error is None else str(error))
     time = np.minimum(np.arange(nrec) * every, frames) * first.dt + frame0 * first.dt
     return Rollout(time, traj, status, errors, sims)
 
@@ -125,18 +122,3 @@ def _check(sim, first, frame0: int, frames: int) -> None:
         raise CorpusError("rollout: a timeline command falls inside the frames; roll out up to it")
     if d.stopped_by >= 0:
         raise CorpusError("rollout: a simulation was stopped by an event")
-
-
-def _outcome(sim, status: int, fail: np.ndarray):
-    """None, or the message of the SimulationError sim.step would raise; a STOP event stops."""
-    d = sim.data
-    if status == OK:
-        return None
-    if status == EVENT:
-        d.time = float(fail[0])
-        d.stopped_by = int(fail[1])
-        return None
-    if status == RUNAWAY:
-        d.time = float(fail[0])
-        return str(sim._unstable(sim._ran_away(int(fail[1]))))
-    return str(sim._unstable(sim._failure(status, fail)))
