@@ -67,12 +67,14 @@ def main() -> None:
     wall, cpu, ctrl, h, dt = ours(args.duration)
     load = os.getloadavg()[0]
     print(f"corpus biped_walk (37 DOF, h = {h:g} s, controller every {dt:g} s): "
-          f"{args.duration / wall:.2f} simulated s per wall s ({wall:.1f} s wall, {cpu:.1f} s CPU, "
-          f"controller {ctrl:.1f} s = {100 * ctrl / wall:.0f} %), load {load:.1f}")
+          f"{args.duration / wall:.2f} simulated s per wall s, {args.duration / cpu:.2f} per CPU s "
+          f"({wall:.2f} s wall, {cpu:.2f} s CPU, controller {ctrl:.2f} s wall = {100 * ctrl / wall:.0f} %), "
+          f"load {load:.1f}")
     mwall, mcpu, nv = mujoco_humanoid(args.duration, h)
     print(f"MuJoCo dm_control humanoid ({nv} DOF, h = {h:g} s): {args.duration / mwall:.1f} simulated s "
-          f"per wall s ({mwall:.2f} s wall, {mcpu:.2f} s CPU), load {os.getloadavg()[0]:.1f}")
-    print(f"ratio corpus / MuJoCo (simulated s per wall s): {mwall / wall:.3f}")
+          f"per wall s, {args.duration / mcpu:.1f} per CPU s ({mwall:.2f} s wall, {mcpu:.2f} s CPU), "
+          f"load {os.getloadavg()[0]:.1f}")
+    print(f"ratio corpus / MuJoCo (simulated s per second): wall {mwall / wall:.3f}, CPU {mcpu / cpu:.3f}")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,17 @@
 """The walking pieces of the biped controller that need no simulation (Coros 2010, Ch. 2.4
 and 5; digest seed-002-coros.md §3): Catmull-Rom trajectories over the step phase, the
-left/right stance machine, inverted-pendulum foot placement and two-link analytic IK.
+left/right stance machine, inverted-pendulum foot placement and two-link analytic IK
+(numba kernels, called every frame from pipeline/control/biped_torques.py).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
-from pipeline.control.biped_pd import cross
+from pipeline.control.biped_pd import cross, dot, mm
 
 G = 9.8
 
@@ -31,17 +33,23 @@ class CatmullRom:
         self.m = m
 
     def __call__(self, t: float) -> float:
-        tk, v, m = self.t, self.v, self.m
-        if t <= tk[0] or len(tk) == 1:
-            return float(v[0])
-        if t >= tk[-1]:
-            return float(v[-1])
-        i = int(np.searchsorted(tk, t, side="right")) - 1
-        h = tk[i + 1] - tk[i]
-        s = (t - tk[i]) / h
-        s2, s3 = s * s, s * s * s
-        return float((2 * s3 - 3 * s2 + 1) * v[i] + (s3 - 2 * s2 + s) * h * m[i]
-                     + (-2 * s3 + 3 * s2) * v[i + 1] + (s3 - s2) * h * m[i + 1])
+        return catmull_rom(self.t, self.v, self.m, float(t))
+
+
+@numba.njit(cache=True)
+def catmull_rom(tk, v, m, t):
+    """The spline of knots (tk, v) with tangents m at t (see CatmullRom)."""
+    n = tk.shape[0]
+    if t <= tk[0] or n == 1:
+        return v[0]
+    if t >= tk[n - 1]:
+        return v[n - 1]
+    i = np.searchsorted(tk, t, side="right") - 1
+    h = tk[i + 1] - tk[i]
+    s = (t - tk[i]) / h
+    s2, s3 = s * s, s * s * s
+    return ((2 * s3 - 3 * s2 + 1) * v[i] + (s3 - 2 * s2 + s) * h * m[i]
+            + (-2 * s3 + 3 * s2) * v[i + 1] + (s3 - s2) * h * m[i + 1])
 
 
 @dataclass
@@ -71,8 +79,8 @@ class StanceMachine:
         return "right" if self.stance == "left" else "left"
 
 
-def ipm_step(v: float, h: float, v_desired: float = 0.0, alpha: float = 0.05,
-             gain: float = 1.0, exact: bool = True) -> float:
+@numba.njit(cache=True)
+def ipm_step(v, h, v_desired=0.0, alpha=0.05, gain=1.0, exact=True):
     """Where to put the next support point, ahead of the COM, so an inverted pendulum of
     height h moving at v comes to rest over it (Pratt & Tedrake; Coros Eq. 5.1):
     d = v sqrt(h/g + v^2/(4 g^2)) (exact) or v sqrt(h/g) (the thesis' small-d form),
@@ -81,8 +89,8 @@ def ipm_step(v: float, h: float, v_desired: float = 0.0, alpha: float = 0.05,
     return gain * v * math.sqrt(root) - alpha * v_desired
 
 
-def two_link_ik(hip: np.ndarray, target: np.ndarray, l1: float, l2: float,
-                forward: np.ndarray) -> tuple[np.ndarray, float]:
+@numba.njit(cache=True)
+def two_link_ik(hip, target, l1, l2, forward):
     """Thigh orientation (world <- thigh) and knee flexion putting the ankle at `target`.
 
     The thigh hangs along its -z axis and the knee bends about its y axis (flexion
@@ -90,20 +98,22 @@ def two_link_ik(hip: np.ndarray, target: np.ndarray, l1: float, l2: float,
     off the leg line: the plane of the leg contains hip, target and forward (the IK plane;
     a style twist rotates `forward` about the leg line). Out-of-reach targets are pulled
     onto the reachable sphere."""
-    L = np.asarray(target, float) - np.asarray(hip, float)
-    dist = float(np.linalg.norm(L))
-    dist = min(max(dist, abs(l1 - l2) + 1e-6), l1 + l2 - 1e-6)
-    u = L / max(float(np.linalg.norm(L)), 1e-12)
+    L = target - hip
+    norm = math.sqrt(dot(L, L))
+    dist = min(max(norm, abs(l1 - l2) + 1e-6), l1 + l2 - 1e-6)
+    u = L / max(norm, 1e-12)
     cos_k = (l1 * l1 + l2 * l2 - dist * dist) / (2 * l1 * l2)
     knee = math.pi - math.acos(min(1.0, max(-1.0, cos_k)))
     # the ankle in thigh axes for this knee angle
     a = np.array([-l2 * math.sin(knee), 0.0, -l1 - l2 * math.cos(knee)])
-    a /= np.linalg.norm(a)
+    a /= math.sqrt(dot(a, a))
     n = cross(forward, u)
-    if np.linalg.norm(n) < 1e-9:  # leg along forward: any plane
-        n = cross(u, [0.0, 0.0, 1.0]) if abs(u[2]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    n /= np.linalg.norm(n)
+    if math.sqrt(dot(n, n)) < 1e-9:  # leg along forward: any plane
+        n = cross(u, np.array([0.0, 0.0, 1.0])) if abs(u[2]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    n /= math.sqrt(dot(n, n))
     y = np.array([0.0, 1.0, 0.0])
-    world = np.column_stack([u, n, cross(u, n)])
-    local = np.column_stack([a, y, cross(a, y)])
-    return world @ local.T, knee
+    world = np.empty((3, 3))
+    local = np.empty((3, 3))
+    world[:, 0], world[:, 1], world[:, 2] = u, n, cross(u, n)
+    local[:, 0], local[:, 1], local[:, 2] = a, y, cross(a, y)
+    return mm(world, local.T), knee

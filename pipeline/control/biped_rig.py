@@ -8,10 +8,11 @@ A biped names its bodies like creatures/biped.yaml: `pelvis` (the free root),
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+import numba
 import numpy as np
 
+from pipeline.control.biped_pd import cross, mv
 from pipeline.errors import CorpusError
 from pipeline.physics.kinematics import joint_pass, make_workspace
 from pipeline.physics.model import BALL, REVOLUTE, UNIVERSAL
@@ -52,46 +53,42 @@ def role(name: str) -> str:
     return name
 
 
-def mirror(R: np.ndarray) -> np.ndarray:
-    """The left-right mirror image of a rotation (reflection across the x-z plane)."""
-    M = np.diag([1.0, -1.0, 1.0])
-    return M @ R @ M
+NEEDED = list(CENTRE) + [f"{s}_{p}" for s in SIDES for p in LIMB]
+# positions in NEEDED (= Rig.idx): the centre, then per side (s = 0 left, 1 right)
+# SIDE0 + 6 s + the limb part; the controller's joint k is the joint of body idx[k + 1]
+PELVIS, LOWER_BACK, TORSO, HEAD = 0, 1, 2, 3
+SIDE0 = 4
+UPPER_ARM, LOWER_ARM, UPPER_LEG, LOWER_LEG, FOOT, TOES = range(6)
 
 
-@dataclass
-class Joint:
-    body: int
-    parent: int
-    jtype: int
-    vadr: int
-    qadr: int
-    axes: np.ndarray  # (2, 3) local axes (revolute: [0]; universal: a1 in parent, a2 in child)
-    kp: float
-    kd: float
-    max_torque: float
-    role: str
-    side: str  # "left" | "right" | ""
+@numba.njit(cache=True)
+def slot(side, part):
+    return SIDE0 + 6 * side + part
 
 
 class Rig:
-    """Body indices, joints and masses of one biped in a compiled model."""
+    """Body indices, the joint table and masses of one biped in a compiled model, as plain
+    arrays for the controller's kernels (pipeline/control/biped_torques.py)."""
 
-    def __init__(self, sim, gains: dict, kp_scale: float = 1.0, where=None):
+    def __init__(self, sim, gains: dict, kp_scale: float = 1.0):
         model = sim.model
-        self.tree = model.tree
+        self.tree = t = model.tree
         names = list(model.body_names)
-        needed = list(CENTRE) + [f"{s}_{p}" for s in SIDES for p in LIMB]
-        missing = [n for n in needed if n not in names]
+        missing = [n for n in NEEDED if n not in names]
         if missing:
             raise CorpusError(f"biped_walk: the creature lacks the bodies {', '.join(missing)} "
                               "(a biped names its bodies like creatures/biped.yaml)")
-        self.index = {n: names.index(n) for n in needed}
-        t = self.tree
-        self.mass = np.asarray(t.mass, float)
-        self.total_mass = float(self.mass.sum())
-        self.joints: dict[str, Joint] = {}
-        for n in needed[1:]:
-            b = self.index[n]
+        self.idx = np.array([names.index(n) for n in NEEDED], np.int64)
+        nj = len(NEEDED) - 1
+        self.jtype = np.zeros(nj, np.int64)
+        self.jvadr = np.zeros(nj, np.int64)
+        self.jaxes = np.zeros((nj, 2, 3))
+        self.jgain = np.zeros((nj, 3))  # kp, kd, max torque
+        self.jlimit = np.zeros((nj, 3, 2))  # ball joints' target limits per axis (left side)
+        self.jlimited = np.zeros(nj, np.int64)
+        self.jmirror = np.zeros(nj, np.int64)  # right side: limits apply to the mirror image
+        for k, n in enumerate(NEEDED[1:]):
+            b = int(self.idx[k + 1])
             r = role(n)
             kp, kd, tmax = gains.get(r, DEFAULT_GAINS[r])
             kp *= kp_scale
@@ -100,41 +97,87 @@ class Rig:
             jt = int(t.jtype[b])
             if jt not in (BALL, REVOLUTE, UNIVERSAL):
                 raise CorpusError(f"biped_walk: body {n!r} needs a ball, revolute or universal joint")
-            self.joints[n] = Joint(b, int(t.parent[b]), jt, int(t.vadr[b]), int(t.qadr[b]),
-                                   np.asarray(t.jaxis[b], float), kp, kd, tmax, r,
-                                   n.split("_")[0] if n.split("_")[0] in SIDES else "")
+            self.jtype[k], self.jvadr[k] = jt, int(t.vadr[b])
+            self.jaxes[k] = np.asarray(t.jaxis[b], float)[:2]
+            self.jgain[k] = kp, kd, tmax
+            if r in BALL_LIMITS and jt == BALL:
+                self.jlimit[k] = BALL_LIMITS[r]
+                self.jlimited[k] = 1
+            self.jmirror[k] = n.startswith("right_")
         kp, kd, tmax = gains.get("root", DEFAULT_GAINS["root"])
-        self.root_gains = (kp * kp_scale, kd * kp_scale, tmax)
+        self.root_gains = np.array([kp * kp_scale, kd * kp_scale, tmax])
         jpos = np.asarray(t.jpos, float)
-        self.thigh = float(np.linalg.norm(jpos[self.index["left_lower_leg"]]))
-        self.shin = float(np.linalg.norm(jpos[self.index["left_foot"]]))
-        self.subtree = np.zeros((model.nbody, model.nbody))  # [j, b]: b is j or below j
+        self.thigh = float(np.linalg.norm(jpos[names.index("left_lower_leg")]))
+        self.shin = float(np.linalg.norm(jpos[names.index("left_foot")]))
+        # only the biped's own bodies count (a scene may hold other creatures)
+        parent = np.asarray(t.parent)
+        pelvis = int(self.idx[PELVIS])
+        own = np.zeros(model.nbody, bool)
         for b in range(model.nbody):
             j = b
-            while j >= 0:
-                self.subtree[j, b] = 1.0
-                j = int(t.parent[j])
+            while j >= 0 and j != pelvis:
+                j = int(parent[j])
+            own[b] = j == pelvis
+        self.mass = np.where(own, np.asarray(t.mass, float), 0.0)
+        self.total_mass = float(self.mass.sum())
+        self.parent = parent.astype(np.int64)
         self.work = make_workspace(model.nbody, model.nv)
         self.nbody = model.nbody
+        self.feet = np.array([self.idx[slot(s, p)] for s in (0, 1) for p in (FOOT, TOES)], np.int64)
+        self.others = np.array([b for b in np.flatnonzero(own) if b not in self.feet], np.int64)
 
     def b(self, name: str) -> int:
-        return self.index[name]
+        return int(self.idx[NEEDED.index(name)])
 
 
 class Frame:
-    """World kinematics of one state: rotations, joint positions, angular velocities, body
-    COMs and the whole-body COM with its velocity."""
+    """World kinematics of one state: rotations R, joint positions x, angular velocities
+    omega, body COMs and the whole-body COM com with its velocity com_vel; and from the
+    contact wrenches, the vertical ground force on each foot (grf: left, right, foot and
+    toes) and whether any other body touches the ground. One per controller, refilled by
+    `update` every frame."""
 
-    def __init__(self, rig: Rig, q: np.ndarray, qd: np.ndarray):
-        w = rig.work
-        joint_pass(rig.tree, q, qd, w, True)
-        self.R = w.xrot.copy()
-        self.x = w.xpos.copy()
-        self.omega = np.einsum("bij,bj->bi", self.R, w.v[:, :3])
-        vel = np.einsum("bij,bj->bi", self.R, w.v[:, 3:])
-        arm = np.einsum("bij,bj->bi", self.R, np.asarray(rig.tree.com, float))
-        self.body_com = self.x + arm
-        body_vel = vel + np.cross(self.omega, arm)
-        m = rig.mass
-        self.com = m @ self.body_com / rig.total_mass
-        self.com_vel = m @ body_vel / rig.total_mass
+    def __init__(self, rig: Rig):
+        nb = rig.nbody
+        self.rig = rig
+        self.R = np.empty((nb, 3, 3))
+        self.x = np.empty((nb, 3))
+        self.omega = np.empty((nb, 3))
+        self.body_com = np.empty((nb, 3))
+        self.com_state = np.empty(6)
+        self.com = self.com_state[:3]
+        self.com_vel = self.com_state[3:]
+        self.grf = np.zeros(2)
+        self.touching = False
+
+    def update(self, q: np.ndarray, qd: np.ndarray, wrench: np.ndarray) -> Frame:
+        rig = self.rig
+        self.touching = biped_kinematics(rig.tree, q, qd, rig.work, rig.mass, wrench, rig.feet, rig.others,
+                                         self.R, self.x, self.omega, self.body_com, self.com_state, self.grf)
+        return self
+
+
+@numba.njit(cache=True)
+def biped_kinematics(tree, q, qd, work, mass, wrench, feet, others, R, x, omega, body_com, com_state, grf):
+    """Fill a Frame's arrays; True when a body other than the feet and toes touches the
+    ground."""
+    joint_pass(tree, q, qd, work, True)
+    total = 0.0
+    com_state[:] = 0.0
+    for b in range(mass.shape[0]):
+        R[b] = work.xrot[b]
+        x[b] = work.xpos[b]
+        omega[b] = mv(R[b], work.v[b, :3])
+        arm = mv(R[b], tree.com[b])
+        body_com[b] = x[b] + arm
+        vel = mv(R[b], work.v[b, 3:]) + cross(omega[b], arm)
+        com_state[:3] += mass[b] * body_com[b]
+        com_state[3:] += mass[b] * vel
+        total += mass[b]
+    com_state /= total
+    grf[0] = wrench[feet[0], 5] + wrench[feet[1], 5]
+    grf[1] = wrench[feet[2], 5] + wrench[feet[3], 5]
+    for b in others:
+        if wrench[b, 3] != 0.0 or wrench[b, 4] != 0.0 or wrench[b, 5] != 0.0:
+            return True
+    return False

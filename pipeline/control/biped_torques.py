@@ -1,0 +1,305 @@
+"""One frame of the biped controller's torques as a numba kernel over plain arrays (Coros
+2010 Ch. 5, in the released code's order, digest §3.2.5): the motion generator's targets,
+the swing leg toward the inverted-pendulum foot placement by two-link IK, quaternion PD,
+gravity compensation, the virtual COM force and the stance hip's root control; then world
+torques to generalized forces. The stance machine, commands and falls stay in Python
+(pipeline/control/biped_walk_controller.py), which hands this kernel their state in `st`
+and the gait and style parameters in `par`; docs/biped.md explains every layer.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from pipeline.control.biped_gait import catmull_rom, ipm_step, two_link_ik
+from pipeline.control.biped_pd import (ball_pd, clamp_norm, clip, cross, dot, exp_rot, heading_of, hinge_angle,
+                                       log_rot, mirror, mm, mtm, mtv, mv, rot_y, rot_z, universal_angles)
+from pipeline.control.biped_rig import (FOOT, HEAD, LOWER_ARM, LOWER_BACK, LOWER_LEG, PELVIS, TOES, TORSO,
+                                        UPPER_ARM, UPPER_LEG, slot)
+from pipeline.physics.model import BALL, REVOLUTE
+
+# par: the gait and style parameters (names as in the controller's YAML)
+PARAMS = ("speed", "step_time", "step_height", "step_width", "lean", "knee_bend", "alpha",
+          "ipm_gain", "ipm_gain_coronal", "max_step", "k_v", "coronal_kp", "coronal_kd",
+          "max_force_sagittal", "max_force_coronal", "stand_kp", "stand_kd", "ipm",
+          "gravity_compensation", "velocity_tuning")
+(SPEED, STEP_TIME, STEP_HEIGHT, STEP_WIDTH, LEAN, KNEE_BEND, ALPHA, IPM_GAIN, IPM_GAIN_COR, MAX_STEP, K_V,
+ COR_KP, COR_KD, MAX_F_SAG, MAX_F_COR, STAND_KP, STAND_KD, IPM, GC, VT) = range(len(PARAMS))
+# st: the controller's state: stance side (0 left, 1 right), phase, walking (0/1), the side
+# the COM shifts toward before a first step (-1: none), the slewed desired heading, the
+# nominal pelvis height
+STANCE, PHASE, WALKING, STARTING, HEADING, H0 = range(6)
+
+G = 9.8
+FD_TIME = 0.001  # s, the swing path's finite-difference step for desired joint rates
+MAX_RATE = 5.0  # rad/s, their clamp (released code)
+# Coros's body bend: fixed ratios of one sagittal lean angle (released code, digest §3.2.1)
+LEAN_PELVIS, LEAN_LOWER_BACK, LEAN_TORSO, LEAN_HEAD = 1.0, 1.5, 2.5, 3.0
+MIDFOOT = 0.03  # m, the foot's middle ahead of the ankle (standing balance target)
+
+
+@numba.njit(cache=True)
+def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, total_mass,
+                  jtype, jvadr, jaxes, jgain, jlimit, jlimited, jmirror, root_gains, thigh, shin,
+                  par, st, swing_start, knots, ctrl, damping, target):
+    """Write this frame's joint forces into ctrl and the joints' damping (kd, which the
+    implicit integrator takes at the step's end) into damping; target gets the swing
+    foot's placement. grf: the vertical ground force on each foot (left, right)."""
+    nb = R.shape[0]
+    nj = jtype.shape[0]
+    tau = np.zeros((nb, 3))  # world torque of every joint, acting on its child
+    walking = st[WALKING] > 0.5
+    stance = int(st[STANCE])
+    pel = idx[PELVIS]
+    ccf = rot_z(heading_of(R[pel]))
+    fwd = ccf[:, 0].copy()
+    left = ccf[:, 1].copy()
+
+    # targets: world (character-frame) ones for the back, head and feet; parent-relative
+    # for the rest; none for the stance hip, which root control drives
+    Rt = np.empty((nj, 3, 3))
+    world = np.zeros(nj, np.bool_)
+    wdes = np.zeros((nj, 3))  # desired relative angular velocities, child axes
+    lean = par[LEAN]
+    Rt[LOWER_BACK - 1] = mm(ccf, rot_y(lean * LEAN_LOWER_BACK))
+    Rt[TORSO - 1] = mm(ccf, rot_y(lean * LEAN_TORSO))
+    Rt[HEAD - 1] = mm(ccf, rot_y(lean * LEAN_HEAD))
+    world[LOWER_BACK - 1] = world[TORSO - 1] = world[HEAD - 1] = True
+    knee = rot_y(par[KNEE_BEND])
+    for s in range(2):
+        world[slot(s, FOOT) - 1] = True
+        Rt[slot(s, FOOT) - 1] = ccf
+        for part in (UPPER_ARM, LOWER_ARM, TOES, UPPER_LEG):
+            Rt[slot(s, part) - 1] = np.eye(3)
+        Rt[slot(s, LOWER_LEG) - 1] = knee
+    if walking:
+        _swing_leg(R, x, com, com_vel, idx, thigh, shin, par, st, swing_start, knots, fwd, left,
+                   Rt, wdes, target)
+    for k in range(nj):
+        if walking and k == slot(stance, UPPER_LEG) - 1:
+            continue
+        b = idx[k + 1]
+        p = parent[b]
+        R_des = mtm(R[p], Rt[k]) if world[k] else Rt[k]
+        tau[b] = _pd(R[p], R[b], R_des, -wdes[k], jtype[k], jaxes[k], jgain[k], jlimit[k],
+                     jlimited[k], jmirror[k])
+
+    if par[GC] > 0.5:
+        _gravity_compensation(x, body_com, idx, parent, mass, walking, stance, tau)
+    extra = np.zeros(3)
+    if par[VT] > 0.5 or not walking:
+        extra = _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, par, st, fwd, left, tau)
+    _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau)
+    _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, st, tau, ctrl, damping)
+
+
+@numba.njit(cache=True)
+def _swing_leg(R, x, com, com_vel, idx, thigh, shin, par, st, swing_start, knots, fwd, left, Rt, wdes,
+               target):
+    """The swing ankle's path toward the IPM foot placement, then two-link IK for the swing
+    hip and knee, with desired rates by a finite difference along the path (Coros §5.3)."""
+    stance = int(st[STANCE])
+    swing = 1 - stance
+    stance_ankle = x[idx[slot(stance, FOOT)]]
+    h = max(com[2] - stance_ankle[2], 0.1)
+    v_sag, v_cor = dot(com_vel, fwd), dot(com_vel, left)
+    side = 1.0 if swing == 0 else -1.0
+    reach = par[MAX_STEP] * (thigh + shin)
+    if par[IPM] > 0.5:
+        sag = ipm_step(v_sag, h, par[SPEED], par[ALPHA], par[IPM_GAIN], True)
+        cor = ipm_step(v_cor, h, 0.0, 0.0, par[IPM_GAIN_COR], True)
+    else:  # ablation: a fixed stride L = V_d T centred under the COM
+        sag, cor = 0.5 * par[SPEED] * par[STEP_TIME], 0.0
+    sag = clip(sag, -reach, reach)
+    cor = clip(cor + side * 0.5 * par[STEP_WIDTH], -reach, reach)
+    target[:] = com + sag * fwd + cor * left
+    hip = x[idx[slot(swing, UPPER_LEG)]]
+    ground = stance_ankle[2]  # flat-footed stance ankle height
+    phi = st[PHASE]
+    R_thigh, knee = _leg_at(phi, swing_start, target, ground, hip, thigh, shin, fwd, par, knots)
+    R_next, knee_next = _leg_at(phi + FD_TIME / par[STEP_TIME], swing_start, target, ground, hip, thigh,
+                                shin, fwd, par, knots)
+    hip_k = slot(swing, UPPER_LEG) - 1
+    knee_k = slot(swing, LOWER_LEG) - 1
+    w_hip = log_rot(mtm(R_thigh, R_next)) / FD_TIME
+    for i in range(3):
+        wdes[hip_k, i] = clip(w_hip[i], -MAX_RATE, MAX_RATE)
+    wdes[knee_k, 1] = clip((knee_next - knee) / FD_TIME, -MAX_RATE, MAX_RATE)
+    Rt[knee_k] = rot_y(knee)
+    Rt[hip_k] = mtm(R[idx[PELVIS]], R_thigh)
+
+
+@numba.njit(cache=True)
+def _leg_at(phi, start, target, ground, hip, thigh, shin, fwd, par, knots):
+    phi = min(phi, 1.0)
+    ankle = (1.0 - phi) * start + phi * target
+    ankle[2] = ground + catmull_rom(knots[0], knots[1], knots[2], phi) + par[STEP_HEIGHT] * 4 * phi * (1 - phi)
+    return two_link_ik(hip, ankle, thigh, shin, fwd)
+
+
+@numba.njit(cache=True)
+def _pd(Rp, Rc, R_des, dw, jt, axes, gain, limit, limited, mirrored):
+    """World torque of a joint toward the relative target R_des (parent <- child) with dw
+    the relative angular velocity's part to damp here (child axes). The damping -kd w
+    itself acts in the engine (_apply): explicit at the frame rate it is unstable on light
+    links (a 1 kg foot: kd dt / I = 6 at dt = 1 ms); only kd w_des stays here."""
+    kp, kd, tmax = gain[0], gain[1], gain[2]
+    R_rel = mtm(Rp, Rc)
+    if jt == BALL:
+        if limited:
+            R_des = _ball_limit(R_des, limit, mirrored)
+        return mv(Rc, clamp_norm(ball_pd(R_rel, R_des, dw, kp, kd), tmax))
+    a1 = axes[0].copy()
+    if jt == REVOLUTE:
+        t = kp * (hinge_angle(R_des, a1) - hinge_angle(R_rel, a1)) - kd * dot(dw, a1)
+        return clip(t, -tmax, tmax) * mv(Rc, a1)
+    a2 = axes[1].copy()
+    q1d, q2d = universal_angles(R_des, a1, a2)
+    q1, q2 = universal_angles(R_rel, a1, a2)
+    return clip(kp * (q1d - q1), -tmax, tmax) * mv(Rp, a1) + clip(kp * (q2d - q2), -tmax, tmax) * mv(Rc, a2)
+
+
+@numba.njit(cache=True)
+def _ball_limit(R_des, limit, mirrored):
+    """Clamp a ball joint's target rotation vector to its limits (given for the left side;
+    the engine limits scalar coordinates only)."""
+    v = log_rot(mirror(R_des) if mirrored else R_des)
+    for i in range(3):
+        v[i] = clip(v[i], limit[i, 0], limit[i, 1])
+    R = exp_rot(v)
+    return mirror(R) if mirrored else R
+
+
+@numba.njit(cache=True)
+def _gravity_compensation(x, body_com, idx, parent, mass, walking, stance, tau):
+    """tau_j += r x (m g) over every link off the stance leg (both legs while standing),
+    for each joint between the link and the pelvis (Coros §5.4)."""
+    nb = x.shape[0]
+    m = mass.copy()
+    for s in range(2):
+        if s == stance or not walking:
+            for part in (UPPER_LEG, LOWER_LEG, FOOT, TOES):
+                m[idx[slot(s, part)]] = 0.0
+    moment = np.zeros((nb, 3))
+    for b in range(nb):
+        if m[b] == 0.0:
+            continue
+        j = b
+        while j >= 0:
+            moment[j] += m[b] * (body_com[b] - x[j])
+            j = parent[j]
+    for k in range(1, idx.shape[0]):
+        j = idx[k]
+        tau[j, 0] += moment[j, 1] * G
+        tau[j, 1] -= moment[j, 0] * G
+
+
+@numba.njit(cache=True)
+def _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, par, st, fwd, left, tau):
+    """Velocity tuning (walking) or balance (standing): a virtual force on the COM through
+    the stance leg's J^T, ankle -> knee -> hip (both legs while standing, split by their
+    ground force); the hip's share goes to the pelvis, since the stance hip is
+    root-controlled. Returns that share."""
+    walking = st[WALKING] > 0.5
+    v_sag, v_cor = dot(com_vel, fwd), dot(com_vel, left)
+    if walking:
+        foot = x[idx[slot(int(st[STANCE]), FOOT)]]
+        d_cor = dot(com - foot, left)
+        f_sag = par[K_V] * (par[SPEED] - v_sag)
+        f_cor = total_mass * (-par[COR_KP] * d_cor - par[COR_KD] * v_cor)
+    else:
+        if st[STARTING] >= 0:
+            goal = x[idx[slot(int(st[STARTING]), FOOT)]].copy()
+        else:
+            goal = 0.5 * (x[idx[slot(0, FOOT)]] + x[idx[slot(1, FOOT)]])
+        e = com - (goal + MIDFOOT * fwd)
+        f_sag = -par[STAND_KP] * dot(e, fwd) - par[STAND_KD] * v_sag
+        f_cor = -par[STAND_KP] * dot(e, left) - par[STAND_KD] * v_cor
+    F = clip(f_sag, -par[MAX_F_SAG], par[MAX_F_SAG]) * fwd + clip(f_cor, -par[MAX_F_COR], par[MAX_F_COR]) * left
+    total = 0.0
+    for s in range(2):
+        if not walking or s == int(st[STANCE]):
+            total += max(grf[s], 0.0)
+    if total == 0.0:
+        total = 1.0
+    root = np.zeros(3)
+    chain = np.empty(5, np.int64)
+    for s in range(2):
+        if walking and s != int(st[STANCE]):
+            continue
+        Fs = F * (max(grf[s], 0.0) / total if not walking else 1.0)
+        chain[0] = idx[slot(s, LOWER_LEG)]
+        chain[1] = idx[slot(s, UPPER_LEG)]
+        chain[2] = idx[PELVIS]
+        chain[3] = idx[LOWER_BACK]
+        chain[4] = idx[TORSO]
+        for first in range(3):  # the ankle, knee and hip; each moves the links above it
+            joint = idx[slot(s, FOOT)] if first == 0 else chain[first - 1]
+            c = np.zeros(3)
+            msum = 0.0
+            for b in chain[first:]:
+                c += mass[b] * body_com[b]
+                msum += mass[b]
+            torque = cross(c / msum - x[joint], Fs)
+            if first == 2:
+                root += torque
+            elif first == 0 and grf[s] <= 0.0:
+                continue  # the foot is not planted: no ankle torque (foot-roll guard)
+            else:
+                tau[joint] -= torque  # the joint's child is below it
+    return root
+
+
+@numba.njit(cache=True)
+def _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau):
+    """The stance hip (both hips while standing, split by their share of the vertical
+    ground force) gives the pelvis its desired net torque:
+    tau_stance = -tau_root - (the other root children's torques) (Eq. 2.3)."""
+    kp, kd, tmax = root_gains[0], root_gains[1], root_gains[2]
+    pel = idx[PELVIS]
+    Rp = R[pel]
+    R_root = mm(rot_z(st[HEADING]), rot_y(par[LEAN] * LEAN_PELVIS))
+    t_root = clamp_norm(mv(Rp, kp * log_rot(mtm(Rp, R_root))) - kd * omega[pel], tmax) + extra
+    total = max(grf[0], 0.0) + max(grf[1], 0.0)
+    if total <= 0.0:
+        t_root[:] = 0.0  # no ground force: the pelvis cannot be pushed on
+    hip0, hip1 = idx[slot(0, UPPER_LEG)], idx[slot(1, UPPER_LEG)]
+    makeup = -t_root - tau[idx[LOWER_BACK]] - tau[hip0] - tau[hip1]
+    if st[WALKING] > 0.5:
+        # all of it on the stance hip (thesis Eq. 2.3): the released code's split by the
+        # ground-force share loads the trailing hip right after a strike, and the new
+        # stance foot, barely loaded yet, slid backwards 0.3 m per step
+        tau[idx[slot(int(st[STANCE]), UPPER_LEG)]] += makeup
+    else:
+        for s in range(2):
+            share = max(grf[s], 0.0) / total if total > 0.0 else 0.5
+            tau[idx[slot(s, UPPER_LEG)]] += share * makeup
+    for s in range(2):
+        h = idx[slot(s, UPPER_LEG)]
+        tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
+
+
+@numba.njit(cache=True)
+def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, st, tau, ctrl, damping):
+    """World joint torques -> generalized forces; a fallen biped goes limp (SIMBICON's
+    blend-out by root height)."""
+    h = x[idx[PELVIS], 2] / st[H0]
+    scale = clip((h - 0.21) / 0.21, 0.0, 1.0)
+    walking = st[WALKING] > 0.5
+    stance = int(st[STANCE])
+    for k in range(jtype.shape[0]):
+        b = idx[k + 1]
+        va = jvadr[k]
+        n = 3 if jtype[k] == BALL else 1 if jtype[k] == REVOLUTE else 2
+        hip = k == slot(0, UPPER_LEG) - 1 or k == slot(1, UPPER_LEG) - 1
+        root_controlled = hip and (not walking or k == slot(stance, UPPER_LEG) - 1)
+        for i in range(n):
+            damping[va + i] = 0.0 if root_controlled else jgain[k, 1] * scale
+        t = tau[b] * scale
+        if jtype[k] == BALL:
+            ctrl[va:va + 3] = mtv(R[b], t)
+        elif jtype[k] == REVOLUTE:
+            ctrl[va] = dot(t, mv(R[b], jaxes[k, 0]))
+        else:
+            ctrl[va] = dot(t, mv(R[parent[b]], jaxes[k, 0]))
+            ctrl[va + 1] = dot(t, mv(R[b], jaxes[k, 1]))
