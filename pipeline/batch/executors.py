@@ -1,9 +1,9 @@
 """Where jobs run: a local pool of worker processes, or a Dask cluster.
 
 Two kinds of work:
-- `run(payloads, timeout)`: `corpus batch` jobs, each in a child interpreter of its own
-  (`run_job_process`), so a job that hangs or crashes is killed alone and its result does
-  not depend on the executor;
+- `run(payloads, timeout)`: `corpus batch` jobs in child processes, warm workers that stay
+  alive from job to job (`run_job`, pipeline/batch/warm.py), so a job that hangs or crashes
+  is killed alone and its result does not depend on the executor;
 - `map(fn, items)`: any picklable function over items (in-memory evaluations: evolution,
   `pipeline.evaluate` sweeps). Workers stay alive between tasks and keep what they loaded
   and compiled; a task that raises yields its exception, the others go on.
@@ -16,7 +16,8 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Callable, Iterable, Iterator
 
-from pipeline.batch.worker import JobOutcome, die_with_parent, kill_all, run_job_process
+from pipeline.batch.warm import WarmPool
+from pipeline.batch.worker import JobOutcome, die_with_parent, kill_all, run_job, worker_env
 from pipeline.errors import CorpusError
 
 
@@ -32,6 +33,7 @@ class LocalExecutor:
 
     def __enter__(self):
         self._pool = ThreadPoolExecutor(max_workers=self.jobs)
+        self._warm = WarmPool(worker_env())
         self._workers = None
         return self
 
@@ -39,6 +41,7 @@ class LocalExecutor:
         if exc_type is not None:  # interrupted: running jobs must not outlive the batch
             kill_all()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._warm.close()
         if self._workers is not None:
             if exc_type is not None:  # an evaluation still running would go on after we exit
                 terminate_workers(self._workers)
@@ -57,7 +60,7 @@ class LocalExecutor:
             yield futures[fut], (None if error else fut.result()), error
 
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
-        futures = {self._pool.submit(run_job_process, p, timeout): p for p in payloads}
+        futures = {self._pool.submit(run_job, p, timeout, warm=self._warm): p for p in payloads}
         for fut in as_completed(futures):
             yield futures[fut], fut.result()
 
@@ -141,7 +144,14 @@ def run_dask_job(payload: dict, timeout: float | None) -> JobOutcome:
         task = worker.state.tasks.get(key)
         return task is not None and task.state not in ("cancelled", "released", "forgotten")
 
-    return run_job_process(payload, timeout, still_wanted if key is not None else None)
+    return run_job(payload, timeout, still_wanted if key is not None else None, warm=dask_warm_pool())
+
+
+@functools.cache
+def dask_warm_pool() -> WarmPool:
+    """The warm job workers of this Dask worker process: they serve batch after batch and end
+    with the process (die_with_parent)."""
+    return WarmPool(worker_env())
 
 
 def make_executor(kind: str, jobs: int | None, scheduler: str | None):

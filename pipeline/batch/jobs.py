@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 
 import pipeline
-from pipeline.run import file_sha256
+from pipeline.contents import file_state
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Job:
         h.update(json.dumps(self.source, sort_keys=True, separators=(",", ":")).encode())
         for f in sorted(self.files):
             h.update(f.encode())
-            h.update(file_sha256(f).encode() if Path(f).is_file() else b"missing")
+            h.update(file_state(f).encode())
         return h.hexdigest()
 
     def out_dir(self, root: Path) -> Path:

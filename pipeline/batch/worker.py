@@ -1,9 +1,11 @@
-"""Runs one job in its own process: `python -m pipeline.batch.worker < JOB.json`.
+"""Runs jobs in processes of their own: `python -m pipeline.batch.worker < JOB.json` runs one,
+`python -m pipeline.batch.worker --serve` is a warm worker that runs one after another
+(pipeline/batch/warm.py).
 
-A process per job is what lets a batch kill one job that hangs or dies without losing
-the others, and it makes a job's result independent of which executor scheduled it.
-Exit status: 0 done, 1 a CorpusError (its message on stderr), 130 interrupted, anything
-else a crash.
+A job process that can be killed alone is what lets a batch stop one job that hangs or dies
+without losing the others, and it makes a job's result independent of which executor
+scheduled it. Exit status: 0 done, 1 a CorpusError (its message on stderr), 130
+interrupted, anything else a crash.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.batch.jobs import published
+from pipeline.batch.warm import WarmPool, WarmWorker, WorkerGone, needs_own_process
 from pipeline.errors import CorpusError, Problem, note_interrupt
 
 _live: set[subprocess.Popen] = set()
@@ -47,6 +50,11 @@ def die_with_parent(parent: int) -> None:
         return
     if os.getppid() != parent:  # the parent died before the request took effect
         raise KeyboardInterrupt
+
+
+def worker_env() -> dict:
+    """The environment of job processes: ours, and who their parent is (die_with_parent)."""
+    return {**os.environ, "CORPUS_BATCH_PARENT": str(os.getpid())}
 
 
 def _remove_staging(out_dir: str) -> None:
@@ -88,7 +96,7 @@ def run_job_process(job: dict, timeout: float | None,
     deadline = None if timeout is None else time.monotonic() + timeout
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.batch.worker"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "CORPUS_BATCH_PARENT": str(os.getpid())})
+                            env=worker_env())
     with _live_lock:
         _live.add(proc)
     feed = json.dumps(job)
@@ -116,32 +124,116 @@ def run_job_process(job: dict, timeout: float | None,
     finally:
         with _live_lock:
             _live.discard(proc)
-    wall = time.perf_counter() - t
-    if proc.returncode == 0:
+    return _ended(job, proc.returncode, err, time.perf_counter() - t)
+
+
+def _ended(job: dict, returncode: int, err: str, wall: float) -> JobOutcome:
+    """The outcome of a job whose process ended with `returncode` (or whose warm worker
+    replied so), having written `err` on stderr."""
+    where = f"{job['origin']}: " if job.get("origin") else ""
+    if returncode == 0:
         if published(job["out_dir"], job["hash"]):
             return JobOutcome("done", "", wall)
         return JobOutcome("failed", f"{where}the job's process ended with status 0 before it published "
                                     "its run (did user code end the process?)", wall)
-    if proc.returncode < 0:
+    if returncode < 0:
         _remove_staging(job["out_dir"])
-        return JobOutcome("failed", f"worker died (signal {-proc.returncode})", wall)
-    if proc.returncode == 1:
+        return JobOutcome("failed", f"worker died (signal {-returncode})", wall)
+    if returncode == 1:
         return JobOutcome("failed", err.strip(), wall)
     tail = [ln for ln in err.strip().splitlines() if ln.strip()][-20:]
-    return JobOutcome("failed", "\n".join(tail) or f"worker exited with status {proc.returncode}", wall)
+    return JobOutcome("failed", "\n".join(tail) or f"worker exited with status {returncode}", wall)
 
 
-def _stop(proc: subprocess.Popen, grace: float = 5.0) -> None:
-    """SIGTERM (the job cleans up and exits 130), then SIGKILL after `grace` seconds."""
+def run_job(job: dict, timeout: float | None, still_wanted: Callable[[], bool] | None = None,
+            warm: WarmPool | None = None) -> JobOutcome:
+    """Run a job payload on a warm worker of `warm`, or in a process of its own when there is
+    no pool or the job runs user code (pipeline/batch/warm.py)."""
+    if warm is None or needs_own_process(job):
+        return run_job_process(job, timeout, still_wanted)
+    return run_warm(job, timeout, still_wanted, warm)
+
+
+def run_warm(job: dict, timeout: float | None, still_wanted: Callable[[], bool] | None,
+             warm: WarmPool) -> JobOutcome:
+    """run_job_process's contract (timeout, cancellation, outcomes) on a warm worker. A worker
+    that had to be stopped is not reused; an idle one that ended before taking the job (the
+    thread that started it ended, see die_with_parent) is replaced."""
+    t = time.perf_counter()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        worker, reused = warm.take()
+        with _live_lock:
+            _live.add(worker.proc)
+        try:
+            reply = _reply(worker, job, deadline, still_wanted)
+        except WorkerGone as gone:
+            warm.discard(worker)
+            if reused and not gone.started:
+                continue
+            return _ended(job, gone.returncode, gone.stderr, time.perf_counter() - t)
+        finally:
+            with _live_lock:
+                _live.discard(worker.proc)
+        break
+    if reply is not None and reply["status"] in (0, 1):
+        warm.give_back(worker)
+        return _ended(job, reply["status"], reply["message"], time.perf_counter() - t)
+    warm.discard(worker)
+    if reply is not None:  # an unexpected error (its traceback, as from a job process that raised)
+        return _ended(job, 1, reply["message"], time.perf_counter() - t)
+    where = f"{job['origin']}: " if job.get("origin") else ""
+    cancelled = deadline is None or time.monotonic() < deadline
+    _stop(worker.proc, grace=5.0 if cancelled else 0.0, wait=worker.proc.wait)
+    _remove_staging(job["out_dir"])
+    if cancelled:
+        return JobOutcome("cancelled", f"{where}cancelled: the batch that submitted it is gone",
+                          time.perf_counter() - t)
+    return JobOutcome("timeout", f"{where}timed out after {timeout:g} s (--timeout); the job was stopped",
+                      time.perf_counter() - t)
+
+
+def _reply(worker: WarmWorker, job: dict, deadline: float | None,
+           still_wanted: Callable[[], bool] | None) -> dict | None:
+    """The worker's reply to `job`, or None once the deadline passed or the job is no longer
+    wanted (the worker is then still running it); WorkerGone if it ended."""
+    started = False
+    try:
+        worker.send(job)
+    except OSError:  # it had ended; the read below says how
+        pass
+    while True:
+        wait = POLL_S if still_wanted else None
+        if deadline is not None:
+            left = max(0.0, deadline - time.monotonic())
+            wait = left if wait is None else min(wait, left)
+        try:
+            reply = worker.receive(wait)
+        except WorkerGone as gone:
+            gone.started = started
+            raise
+        if reply is not None and reply.get("started"):
+            started = True
+        elif reply is not None:
+            return reply
+        elif (deadline is not None and time.monotonic() >= deadline) or \
+                (still_wanted is not None and not still_wanted()):
+            return None
+
+
+def _stop(proc: subprocess.Popen, grace: float = 5.0, wait: Callable | None = None) -> None:
+    """SIGTERM (the job cleans up and exits 130), then SIGKILL after `grace` seconds.
+    `wait(timeout=)` waits for the end (default: proc.communicate, which drains its pipes)."""
+    wait = wait or proc.communicate
     if grace > 0:
         proc.terminate()
         try:
-            proc.communicate(timeout=grace)
+            wait(timeout=grace)
             return
         except subprocess.TimeoutExpired:
             pass
     proc.kill()
-    proc.communicate()
+    wait()
 
 
 def located_in_origin(error: CorpusError, origin: str, origin_file: str = "") -> CorpusError:
@@ -174,20 +266,56 @@ def located_in_origin(error: CorpusError, origin: str, origin_file: str = "") ->
     return type(error)(problems)
 
 
-def main(argv: list[str]) -> int:
-    signal.signal(signal.SIGTERM, note_interrupt)  # so run_scene's cleanup runs when a batch stops us
+def run_here(job: dict) -> str:
+    """Run a job payload in this process; "" when done, else its located message (CorpusError)."""
     from pipeline.run import run_scene
 
-    job = json.load(sys.stdin)
     try:
-        die_with_parent(int(os.environ.get("CORPUS_BATCH_PARENT", os.getppid())))
         run_scene(job["source"], job["out_dir"], quiet=True, base_dir=job.get("base_dir") or None,
                   extra_manifest={"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]})
     except CorpusError as e:
-        print(str(located_in_origin(e, job.get("origin", ""), job.get("origin_file", ""))), file=sys.stderr)
-        return 1
+        return str(located_in_origin(e, job.get("origin", ""), job.get("origin_file", "")))
+    return ""
+
+
+def serve() -> int:
+    """A warm worker's loop (pipeline/batch/warm.py): jobs from stdin, replies on stdout."""
+    import traceback
+
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what libraries print must not reach the replies
+    import pipeline.run  # noqa: F401  (paid once, before the first job)
+
+    for line in sys.stdin:
+        job = json.loads(line)
+        replies.write('{"started": true}\n')
+        replies.flush()
+        try:
+            message = run_here(job)
+            reply = {"status": 1 if message else 0, "message": message}
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # a bug: reported like a crashed job process, and this worker ends
+            reply = {"status": 2, "message": traceback.format_exc()}
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+        if reply["status"] == 2:
+            return 2
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, note_interrupt)  # so run_scene's cleanup runs when a batch stops us
+    try:
+        die_with_parent(int(os.environ.get("CORPUS_BATCH_PARENT", os.getppid())))
+        if argv == ["--serve"]:
+            return serve()
+        message = run_here(json.load(sys.stdin))
     except KeyboardInterrupt:
         return 130
+    if message:
+        print(message, file=sys.stderr)
+        return 1
     return 0
 
 

@@ -7,7 +7,6 @@ face into two references (Fontijne §2.2 found they also made V-Clip cycle).
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 
 class DegenerateHull(ValueError):
@@ -30,6 +29,8 @@ def convex_hull(points, tol: float = 1e-9):
     if len(pts) < 4 or size == 0.0 or thinnest <= tol * size * np.sqrt(len(pts)):
         raise DegenerateHull("is flat: its points lie in one plane or line, so it encloses "
                              "no volume")
+    from scipy.spatial import ConvexHull, QhullError  # here: only meshes need scipy (about 40 MB)
+
     try:
         hull = ConvexHull(pts)
     except QhullError as exc:

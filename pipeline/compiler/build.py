@@ -71,10 +71,16 @@ def as_scene(spec) -> Scene:
 
 def compile_model(spec) -> tuple[Model, np.ndarray]:
     """(Model, cstate0): the compiled model with its contact tables, and the initial
-    non-integrated contact state that belongs in Data."""
+    non-integrated contact state that belongs in Data. Remembered by content in the process
+    (pipeline/compiler/cache.py)."""
+    from pipeline.compiler.cache import compiled
+
+    return compiled(as_scene(spec), _compile_model)
+
+
+def _compile_model(scene: Scene) -> tuple[Model, np.ndarray]:
     from pipeline.compiler.contact import build_contact
 
-    scene = as_scene(spec)
     model = _articulated_model(scene)
     contact, cstate0 = build_contact(scene, model)
     return dataclasses.replace(model, contact=contact), cstate0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.collision.hull import DegenerateHull
 from pipeline.collision.narrow import make_work, query
 from pipeline.collision.shapes import bounding_radius, pack
 from pipeline.compiler.geometry import GEOM_CODES
@@ -55,6 +54,17 @@ def _problem(where, message):
     return Problem(message, where.file, where.line, where.col, where.path)
 
 
+def _check_hull(entry, geom) -> None:
+    """A mesh's collision hull must enclose a volume. Imported here: the hull module loads
+    scipy (about 40 MB), which scenes without mesh collision shapes never need."""
+    from pipeline.collision.hull import DegenerateHull
+
+    try:
+        pack([entry])
+    except DegenerateHull as exc:
+        raise CorpusError(_problem(geom.where, f"mesh {geom.mesh_file!r} {exc}")) from None
+
+
 def _non_manifold(faces) -> bool:
     """True when an edge is shared by more than two faces."""
     f = np.asarray(faces, np.int64).reshape(-1, 3)
@@ -86,10 +96,8 @@ def build_body_shapes(scene, model, collision: dict, corner_pairs, resolve) -> B
         entry = collision_entry(kind, g.size[k], vertices)
         if entry is None:
             continue
-        try:
-            pack([entry])
-        except DegenerateHull as exc:
-            raise CorpusError(_problem(spec[k].where, f"mesh {spec[k].mesh_file!r} {exc}")) from None
+        if entry[0] == "hull":
+            _check_hull(entry, spec[k])
         entries.append(entry)
         body.append(int(g.body[k]))
         pos.append(g.pos[k])

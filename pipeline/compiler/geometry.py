@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pipeline.compiler.cache import note_read
+from pipeline.contents import file_state
 from pipeline.errors import CorpusError, Problem
 
 BOX, SPHERE, CAPSULE, CYLINDER, ELLIPSOID, FRUSTUM, MESH, PLANE = range(8)
@@ -31,8 +33,15 @@ def size3(geom) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=64)
 def _load_mesh_file(path: str):
+    note_read(path)
+    return _read_mesh(path, file_state(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _read_mesh(path: str, content: str):
+    """Keyed by the file's content too: a process that lives on (a warm batch worker) reads
+    an edited mesh again."""
     import trimesh
 
     return trimesh.load(path, force="mesh", process=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.compiler.cache import note_read
 from pipeline.compiler.environment import number
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec.includes import project_root
@@ -34,6 +35,7 @@ def _read_file(ground: dict, path: str) -> np.ndarray:
                                       path=path))
     if not file.is_file():
         raise CorpusError(Problem(f"height file not found: {file}", path=path))
+    note_read(file)
     suffix = file.suffix.lower()
     try:
         if suffix == ".npy":
