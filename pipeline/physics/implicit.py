@@ -15,9 +15,8 @@ and the step stays first-order consistent. K and C gather:
 * joint elements, per DOF: linear, exponential and limit springs, servo gains, dampers;
 * every ground contact point that pushes or is held by a sticky anchor: J^T Kp J and
   J^T Cp J with the point Jacobian J (3 x nv) and the 3 x 3 derivatives of the point's
-  force with respect to its position and velocity, found by finite differences of the
-  contact law itself (pipeline.physics.contact.linearize), so every law and parameter the
-  contact stage has is linearised the same way, reduced to the part that resists.
+  force with respect to its position and velocity, differentiated by hand from the
+  contact law (pipeline.physics.contact.linearize) and reduced to the part that resists.
 
 Prescribed DOFs keep their given accelerations (their rows are dqd = h qdd).
 This is what MuJoCo's `implicit` integrator does for damping, extended to stiffness; the
@@ -171,8 +170,8 @@ def factor_step_matrix(st, lv, wk, y, cstate, g):
     K[:, :] = 0.0
     C[:, :] = 0.0
     joint_stiffness(lv.forces, st.dof_qpos, y[:nq], y[nq + nv:], K, C, wk.krest)
-    n = ground_point_derivatives(st.contact, cstate, wk.cs_scratch, w.xpos, w.xrot, w.v,
-                                 wk.lin_body, wk.lin_point, wk.lin_dfdp, wk.lin_dfdv)
+    n = ground_point_derivatives(st.contact, cstate, w.xpos, w.xrot, w.v, wk.lin_body,
+                                 wk.lin_point, wk.lin_dfdp, wk.lin_dfdv)
     for m in range(n):
         b = wk.lin_body[m]
         point_jacobian(tree, w, b, wk.lin_point[m, 0], wk.lin_point[m, 1], wk.lin_point[m, 2],

@@ -2,43 +2,34 @@
 
 For every contact point that pushes (depth > 0) or is held by a sticky anchor, the 3 x 3
 derivatives of its force with respect to the point's position and velocity, dF/dp and
-dF/dv, by differences of `ground_point_force` itself: the implicit step then linearises
-whichever law and parameters the contact stage runs (exponential or linear springs,
-restitution, friction model 2's anchor spring and its cap, sticky springs) without a
-second, hand-derived copy of each. Nine calls per point: forward differences in x and z,
-central in y, so that a creature's mirror-image feet (y -> -y) get mirror-image
-derivatives; one-sided ones would break its symmetry at 1e-6 and the roach's drop would
-end 1.5 degrees turned. Position probes keep the surface's normal (see `_probe`).
+dF/dv, differentiated by hand from `ground_point_force` (`ground_point_jacobian`): the
+normal push of the linear and exponential springs with their damping, the restitution ramp
+and the depth clamp; friction model 2's anchor spring, sticking or slipping at its cap;
+Coulomb friction with its low-speed ramp; the sticky anchors' in-plane springs. As the
+contact stage moves a point, its depth changes by -n.dp and the surface normal n stays
+(a probe across a terrain facet would give the other facet's normal: no derivative there).
+Anchors the law would place at the point itself (a new contact) move with it and resist
+nothing. At a kink of a law (a ramp's end, the cap, the depth clamp) the derivative is the
+one of the side the point is on; at a ramp's start (speed 0) that of the ramp, the side
+that resists. These replaced nine evaluations of the law per point (forward and central
+differences), which cost a quarter of a humanoid's step; tests/test_contact_linearize.py
+checks them against Richardson-extrapolated central differences of the law in every regime.
 """
 import math
 
 import numba
 
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.forces import (body_clear_of_ground, ground_contact,
-                                             ground_point_force)
+from pipeline.physics.contact.forces import body_clear_of_ground, ground_contact
+from pipeline.physics.contact.laws import exp_spring, normal_stiffness, restitution_scale
 from pipeline.physics.contact.points import point_velocity
 
-DP = 1e-9  # m: small against the exponential springs' 1/beta (0.3 mm for the roach ground)
-RATIO = 1e3  # velocity probe DP * RATIO = 1e-6 m/s: small against the 1 cm/s restitution ramp
-
 
 @numba.njit(cache=True)
-def _probe(a, sticky, px, py, pz, depth, nx, ny, nz, dx, dy, dz, vx, vy, vz, cs, scratch):
-    """The point's force moved by d, on the plane of the surface under it (depth changes by
-    -n.d, the normal stays): a probe must not cross into another terrain facet, whose
-    normal would turn the difference into a spurious stiffness of either sign."""
-    return ground_point_force(a, sticky, px + dx, py + dy, pz + dz,
-                              depth - (nx * dx + ny * dy + nz * dz), nx, ny, nz,
-                              vx, vy, vz, cs, scratch)
-
-
-@numba.njit(cache=True)
-def ground_point_derivatives(contact, cs, scratch, xpos, xrot, vbody,
-                             body, point, dfdp, dfdv):
+def ground_point_derivatives(contact, cs, xpos, xrot, vbody, body, point, dfdp, dfdv):
     """Fill body[m], point[m] (world contact point) and dfdp[m], dfdv[m] (3 x 3,
-    [force component, coordinate]) for every active ground point; returns their number.
-    `scratch` (like cs) receives the law's anchor updates, which are discarded."""
+    [force component, coordinate]) for every active ground point, reduced to the part that
+    resists (`dissipative_part`); returns their number."""
     if contact.enabled[0] == 0 or cs[S.GROUND_ON] == 0.0:
         return 0
     top = cs[S.GROUND_Z] + contact.grid_top[0]
@@ -60,33 +51,156 @@ def ground_point_derivatives(contact, cs, scratch, xpos, xrot, vbody,
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
             body[n] = b
             point[n, 0], point[n, 1], point[n, 2] = px, py, pz
-            f = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, 0.0, 0.0, vx, vy, vz,
-                       cs, scratch)
-            for k in range(3):
-                ex = DP if k == 0 else 0.0
-                ey = DP if k == 1 else 0.0
-                ez = DP if k == 2 else 0.0
-                u = DP * RATIO
-                fp = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, ex, ey, ez, vx, vy, vz,
-                            cs, scratch)
-                fv = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, 0.0, 0.0,
-                            vx + ex * RATIO, vy + ey * RATIO, vz + ez * RATIO, cs, scratch)
-                if k == 1:  # y: central, so mirror images (y -> -y) get mirror derivatives
-                    fm = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, -DP, 0.0,
-                                vx, vy, vz, cs, scratch)
-                    fw = _probe(a, sticky, px, py, pz, depth, nx, ny, nz, 0.0, 0.0, 0.0,
-                                vx, vy - u, vz, cs, scratch)
-                    for r in range(3):
-                        dfdp[n, r, k] = (fp[r] - fm[r]) / (2.0 * DP)
-                        dfdv[n, r, k] = (fv[r] - fw[r]) / (2.0 * u)
-                else:
-                    for r in range(3):
-                        dfdp[n, r, k] = (fp[r] - f[r]) / DP
-                        dfdv[n, r, k] = (fv[r] - f[r]) / u
+            ground_point_jacobian(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs,
+                                  dfdp, dfdv, n)
             dissipative_part(dfdp[n], nx, ny, nz)
             dissipative_part(dfdv[n], nx, ny, nz)
             n += 1
     return n
+
+
+@numba.njit(cache=True)
+def ramp_slope(e, speed, e_velocity):
+    """d restitution_scale / d speed, taking the ramp's slope at its start (speed 0)."""
+    if 0.0 <= speed < e_velocity:
+        return -(1.0 - e) / e_velocity
+    return 0.0
+
+
+@numba.njit(cache=True)
+def ground_point_jacobian(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs, P, V, m):
+    """P[m] <- dF/dp and V[m] <- dF/dv (3 x 3, [force component, coordinate]) of
+    `ground_point_force` with the same arguments, moving p along the surface's plane (depth
+    changes by -n.dp, n stays); anchors are read from cs, as the law reads them."""
+    n = (nx, ny, nz)
+    vn = vx * nx + vy * ny + vz * nz
+    t = (vx - vn * nx, vy - vn * ny, vz - vn * nz)  # tangential velocity
+    # proj = I - n n^T, the surface plane
+    for r in range(3):
+        for k in range(3):
+            P[m, r, k] = 0.0
+            V[m, r, k] = 0.0
+    if depth > 0.0:
+        k_, b_, krf = cs[S.K], cs[S.B], cs[S.KRF]
+        alpha, beta, max_depth = cs[S.ALPHA], cs[S.BETA], cs[S.MAX_DEPTH]
+        clamped = depth >= max_depth
+        d = max_depth if clamped else depth
+        rs = restitution_scale(cs[S.E], vn, cs[S.REST_V])
+        fs = k_ * d + exp_spring(alpha, beta, d) - b_ * vn - krf * d * vn
+        fn = fs * rs
+        dfn_dd = 0.0  # d fn / d depth
+        dfn_dvn = 0.0  # d fn / d vn
+        if fn > 0.0:
+            if not clamped:
+                dfn_dd = (k_ + alpha * beta * math.exp(beta * d) - krf * vn) * rs
+            dfn_dvn = (-b_ - krf * d) * rs + fs * ramp_slope(cs[S.E], vn, cs[S.REST_V])
+        else:
+            fn = 0.0
+        for r in range(3):
+            for k in range(3):
+                P[m, r, k] -= dfn_dd * n[r] * n[k]
+                V[m, r, k] += dfn_dvn * n[r] * n[k]
+        if cs[S.FRICTION_MODEL] == 2.0:
+            _anchor_friction(a, px, py, pz, n, t, depth, clamped, d, fn, dfn_dd, dfn_dvn, cs,
+                             P, V, m)
+        else:
+            _coulomb_friction(n, t, fn, dfn_dd, dfn_dvn, cs, P, V, m)
+    if sticky and cs[a + 3] != 0.0:
+        _sticky_spring(a, px, py, pz, n, t, cs, P, V, m)
+
+
+@numba.njit(cache=True)
+def _anchor_friction(a, px, py, pz, n, t, depth, clamped, d, fn, dfn_dd, dfn_dvn, cs, P, V,
+                     m):
+    """Friction model 2: F = -f u, f = k2 |s| restitution(approach) capped at mu2 fn, with
+    s the in-plane stretch from the anchor and u = s / |s|."""
+    if cs[a + 7] == 0.0:  # a new contact anchors at the point itself: the anchor follows it
+        return
+    ex, ey, ez = px - cs[a + 4], py - cs[a + 5], pz - cs[a + 6]
+    en = ex * n[0] + ey * n[1] + ez * n[2]
+    s = (ex - en * n[0], ey - en * n[1], ez - en * n[2])
+    dist = math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
+    mu = cs[S.MU2] if cs[S.MU2] >= 0.0 else cs[S.MU]
+    cap = mu * fn
+    if cs[S.K2] >= 0.0:
+        k2, dk2 = cs[S.K2], 0.0
+    else:
+        k2 = normal_stiffness(depth, cs[S.K], cs[S.ALPHA], cs[S.BETA], cs[S.MAX_DEPTH])
+        dk2 = 0.0 if clamped else cs[S.ALPHA] * cs[S.BETA] ** 2 * math.exp(cs[S.BETA] * d)
+    if dist == 0.0:  # at the anchor: the spring's stiffness, while it may hold anything
+        if cap > 0.0:
+            for r in range(3):
+                for k in range(3):
+                    P[m, r, k] -= k2 * ((1.0 if r == k else 0.0) - n[r] * n[k])
+        return
+    u = (s[0] / dist, s[1] / dist, s[2] / dist)
+    tu = t[0] * u[0] + t[1] * u[1] + t[2] * u[2]
+    approach = -tu
+    rs = restitution_scale(cs[S.E2], approach, cs[S.REST_V])
+    slope = ramp_slope(cs[S.E2], approach, cs[S.REST_V])
+    f = k2 * dist * rs
+    for r in range(3):
+        for k in range(3):
+            if f > cap:  # slipping: f = mu2 fn
+                gp = -mu * dfn_dd * n[k]
+                gv = mu * dfn_dvn * n[k]
+            else:
+                gp = -dk2 * dist * rs * n[k] + k2 * rs * u[k] - k2 * slope * (t[k] - tu * u[k])
+                gv = -k2 * dist * slope * u[k]
+            plane = (1.0 if r == k else 0.0) - n[r] * n[k]
+            P[m, r, k] -= u[r] * gp + min(f, cap) * (plane - u[r] * u[k]) / dist
+            V[m, r, k] -= u[r] * gv
+
+
+@numba.njit(cache=True)
+def _coulomb_friction(n, t, fn, dfn_dd, dfn_dvn, cs, P, V, m):
+    """Friction model 1: F = -c t with c = mu fn / max(|t|, slip velocity)."""
+    vt = math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
+    mu, slip = cs[S.MU], cs[S.SLIP_V]
+    if vt <= 0.0 and slip <= 0.0:  # corpus's literal law: no derivative at rest
+        return
+    ramp = vt <= slip
+    vv = slip if ramp else vt
+    c = mu * fn / vv
+    for r in range(3):
+        for k in range(3):
+            plane = (1.0 if r == k else 0.0) - n[r] * n[k]
+            P[m, r, k] += t[r] * (mu / vv) * dfn_dd * n[k]
+            V[m, r, k] -= c * plane + t[r] * (mu / vv) * dfn_dvn * n[k]
+            if not ramp:
+                V[m, r, k] += c / (vt * vt) * t[r] * t[k]
+
+
+@numba.njit(cache=True)
+def _sticky_spring(a, px, py, pz, n, t, cs, P, V, m):
+    """The sticky anchor's exponential spring in the surface plane: F = f u, f =
+    alpha (e^(beta |s|) - 1) restitution(rate), s the in-plane stretch to the anchor;
+    nothing once the anchor is farther than the break stretch."""
+    ex, ey, ez = cs[a] - px, cs[a + 1] - py, cs[a + 2] - pz
+    if math.sqrt(ex * ex + ey * ey + ez * ez) > cs[S.STICK_MAX]:
+        return
+    en = ex * n[0] + ey * n[1] + ez * n[2]
+    s = (ex - en * n[0], ey - en * n[1], ez - en * n[2])
+    dist = math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
+    alpha, beta = cs[S.STICK_ALPHA], cs[S.STICK_BETA]
+    if dist == 0.0:
+        for r in range(3):
+            for k in range(3):
+                P[m, r, k] -= alpha * beta * ((1.0 if r == k else 0.0) - n[r] * n[k])
+        return
+    u = (s[0] / dist, s[1] / dist, s[2] / dist)
+    rate = t[0] * u[0] + t[1] * u[1] + t[2] * u[2]
+    spring = exp_spring(alpha, beta, dist)
+    rs = restitution_scale(cs[S.STICK_E], rate, cs[S.REST_V])
+    slope = ramp_slope(cs[S.STICK_E], rate, cs[S.REST_V])
+    f = spring * rs
+    stiff = alpha * beta * math.exp(beta * dist) * rs
+    for r in range(3):
+        for k in range(3):
+            gp = -stiff * u[k] - spring * slope * (t[k] - rate * u[k]) / dist
+            plane = (1.0 if r == k else 0.0) - n[r] * n[k]
+            P[m, r, k] += u[r] * gp - f * (plane - u[r] * u[k]) / dist
+            V[m, r, k] += u[r] * spring * slope * u[k]
 
 
 @numba.njit(cache=True)
