@@ -35,17 +35,20 @@ def ground_point_derivatives(contact, cs, xpos, xrot, vbody, body, point, dfdp, 
     top = cs[S.GROUND_Z] + contact.grid_top[0]
     a0 = contact.layout[S.LAYOUT_ANCHORS]
     sticky0 = contact.layout[S.LAYOUT_STICKY]
+    group_body, group_start = contact.group_body, contact.group_start
+    group_reach, group_radius = contact.group_reach, contact.group_radius
+    point_pos, point_radius = contact.point_pos, contact.point_radius
+    grid_h, grid_geom = contact.grid_h, contact.grid_geom
     n = 0
-    for g in range(contact.group_body.shape[0]):
-        if body_clear_of_ground(contact, cs, xpos, g, top):
+    for g in range(group_body.shape[0]):
+        if body_clear_of_ground(group_body, group_reach, group_radius, sticky0, cs, xpos, g, top):
             continue
-        b = contact.group_body[g]
+        b = group_body[g]
         sticky = cs[sticky0 + b] != 0.0
-        for i in range(contact.group_start[g], contact.group_start[g + 1]):
+        for i in range(group_start[g], group_start[g + 1]):
             a = a0 + S.ANCHOR_STRIDE * i
             active, px, py, pz, depth, nx, ny, nz = ground_contact(
-                contact.point_pos, contact.point_radius, contact.grid_h, contact.grid_geom,
-                cs, i, b, a, sticky, xpos, xrot)
+                point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos, xrot)
             if not active:
                 continue
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
