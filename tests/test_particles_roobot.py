@@ -31,11 +31,7 @@ def levels(sim, hip, foot, v_hip=(0, 0, 0), v_foot=(0, 0, 0)):
     probe = sim.fork()
     probe.data.pos[:2] = hip, foot
     probe.data.vel[:2] = v_hip, v_foot
-    b = probe.data.controllers[0].binding
-    out = [0.0] * len(b.sensors)
-    for k in b.order:
-        out[k] = b.sensors[k].level(probe.sensors, out)
-    return dict(zip(b.program.slot_names[:len(out)], out))
+    return probe.sensor_levels(probe.data.controllers[0].creature)
 
 
 def test_r3_sensors_on_scripted_poses():

@@ -44,7 +44,7 @@ _TOKEN = re.compile(r"\s*(?:(\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)|
                     r"([A-Za-z_][A-Za-z0-9_]*)|(<=|>=|==|!=|[-+*/^(),<>]))")
 _BINARY: dict[str, Callable[[float, float], float]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b, "^": lambda a, b: a ** b,
+    "/": lambda a, b: a / b, "^": math.pow,  # math.pow: a math error, never a complex number
     "<": lambda a, b: float(a < b), "<=": lambda a, b: float(a <= b),
     ">": lambda a, b: float(a > b), ">=": lambda a, b: float(a >= b),
     "==": lambda a, b: float(a == b), "!=": lambda a, b: float(a != b),
@@ -53,6 +53,14 @@ _BINARY: dict[str, Callable[[float, float], float]] = {
 
 class ExpressionError(ValueError):
     pass
+
+
+# An expression parses to a tree of tuples, which compiles to Python closures
+# (`closure`, what FsmRuntime ticks) or to the bytecode of pipeline/control/fsm_code.py
+# (what the particle engine's kernel ticks), so both read one grammar:
+#   ("num", v) · ("slot", k) · ("neg", a) · ("bin", op, a, b) · ("and", a, b) · ("or", a, b)
+#   · ("not", a) · ("call", name, (args...))   (`if` is a call, evaluated lazily)
+Tree = tuple
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -93,7 +101,7 @@ class _Parser:
         self.i += 1
         return tok
 
-    def parse(self) -> Expr:
+    def parse(self) -> Tree:
         e = self.or_()
         if self.peek()[0] != "end":
             raise ExpressionError(f"unexpected '{self.peek()[1]}'")
@@ -103,39 +111,34 @@ class _Parser:
         e = self.and_()
         while self.peek() == ("op", "or"):
             self.take()
-            a, b = e, self.and_()
-            e = lambda s, a=a, b=b: float(bool(a(s)) or bool(b(s)))
+            e = ("or", e, self.and_())
         return e
 
     def and_(self):
         e = self.not_()
         while self.peek() == ("op", "and"):
             self.take()
-            a, b = e, self.not_()
-            e = lambda s, a=a, b=b: float(bool(a(s)) and bool(b(s)))
+            e = ("and", e, self.not_())
         return e
 
     def not_(self):
         if self.peek() == ("op", "not"):
             self.take()
-            a = self.not_()
-            return lambda s, a=a: float(not a(s))
+            return ("not", self.not_())
         return self.comparison()
 
     def comparison(self):
         e = self.sum_()
         if self.peek()[1] in ("<", "<=", ">", ">=", "==", "!="):
-            fn = _BINARY[self.take()[1]]
-            a, b = e, self.sum_()
-            e = lambda s, a=a, b=b, fn=fn: fn(a(s), b(s))
+            op = self.take()[1]
+            e = ("bin", op, e, self.sum_())
         return e
 
     def _chain(self, ops, sub):
         e = sub()
         while self.peek()[1] in ops and self.peek()[0] == "op":
-            fn = _BINARY[self.take()[1]]
-            a, b = e, sub()
-            e = lambda s, a=a, b=b, fn=fn: fn(a(s), b(s))
+            op = self.take()[1]
+            e = ("bin", op, e, sub())
         return e
 
     def sum_(self):
@@ -148,22 +151,20 @@ class _Parser:
         if self.peek() in (("op", "-"), ("op", "+")):
             neg = self.take()[1] == "-"
             a = self.unary()
-            return (lambda s, a=a: -a(s)) if neg else a
+            return ("neg", a) if neg else a
         return self.power()
 
     def power(self):
         e = self.atom()
         if self.peek() == ("op", "^"):
             self.take()
-            a, b = e, self.unary()
-            e = lambda s, a=a, b=b: a(s) ** b(s)
+            e = ("bin", "^", e, self.unary())
         return e
 
     def atom(self):
         kind, text = self.take()
         if kind == "num":
-            v = float(text)
-            return lambda s, v=v: v
+            return ("num", float(text))
         if kind == "op" and text == "(":
             e = self.or_()
             self.take(")")
@@ -173,11 +174,9 @@ class _Parser:
         if self.peek() == ("op", "("):
             return self.call(text)
         if text in self.slots:
-            k = self.slots[text]
-            return lambda s, k=k: s[k]
+            return ("slot", self.slots[text])
         if text in CONSTANTS:
-            v = CONSTANTS[text]
-            return lambda s, v=v: v
+            return ("num", CONSTANTS[text])
         close = difflib.get_close_matches(text, list(self.slots) + list(CONSTANTS), n=1)
         hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(self.slots))}"
         raise ExpressionError(f"unknown name '{text}' ({hint})")
@@ -191,24 +190,56 @@ class _Parser:
             self.take()
             args.append(self.or_())
         self.take(")")
-        arity, fn = FUNCTIONS[fname]
+        arity, _ = FUNCTIONS[fname]
         if (arity >= 0 and len(args) != arity) or (arity < 0 and len(args) < -arity):
             raise ExpressionError(f"{fname}() takes {abs(arity)}{'+' if arity < 0 else ''} arguments, not {len(args)}")
-        if fname == "if":
-            c, a, b = args
-            return lambda s, c=c, a=a, b=b: a(s) if c(s) else b(s)
-        if len(args) == 1:
-            (a,) = args
-            return lambda s, a=a, fn=fn: float(fn(a(s)))
-        return lambda s, args=tuple(args), fn=fn: float(fn(*(x(s) for x in args)))
+        return ("call", fname, tuple(args))
+
+
+def closure(tree: Tree) -> Expr:
+    """The Python closure that evaluates a parsed expression over a slot list."""
+    kind = tree[0]
+    if kind == "num":
+        v = tree[1]
+        return lambda s, v=v: v
+    if kind == "slot":
+        k = tree[1]
+        return lambda s, k=k: s[k]
+    if kind == "neg":
+        a = closure(tree[1])
+        return lambda s, a=a: -a(s)
+    if kind == "not":
+        a = closure(tree[1])
+        return lambda s, a=a: float(not a(s))
+    if kind in ("and", "or"):
+        a, b = closure(tree[1]), closure(tree[2])
+        if kind == "and":
+            return lambda s, a=a, b=b: float(bool(a(s)) and bool(b(s)))
+        return lambda s, a=a, b=b: float(bool(a(s)) or bool(b(s)))
+    if kind == "bin":
+        fn, a, b = _BINARY[tree[1]], closure(tree[2]), closure(tree[3])
+        return lambda s, a=a, b=b, fn=fn: fn(a(s), b(s))
+    fname, args = tree[1], tuple(closure(x) for x in tree[2])
+    if fname == "if":
+        c, a, b = args
+        return lambda s, c=c, a=a, b=b: a(s) if c(s) else b(s)
+    fn = FUNCTIONS[fname][1]
+    if len(args) == 1:
+        (a,) = args
+        return lambda s, a=a, fn=fn: float(fn(a(s)))
+    return lambda s, args=args, fn=fn: float(fn(*(x(s) for x in args)))
+
+
+def parse_expression(text, slots: dict[str, int]) -> Tree:
+    """Parse an expression (string or number) over named slots into a tree."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return ("num", float(text))
+    return _Parser(str(text), slots).parse()
 
 
 def compile_expression(text, slots: dict[str, int]) -> Expr:
     """Compile an expression (string or number) over named slots into a closure."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        v = float(text)
-        return lambda s, v=v: v
-    return _Parser(str(text), slots).parse()
+    return closure(parse_expression(text, slots))
 
 
 @dataclass(frozen=True)
@@ -217,6 +248,7 @@ class _Action:
     expr: Expr | None
     clamp: bool  # actuator levels are clamped to [0, 1]
     resets: tuple[tuple[int, float], ...] = ()
+    tree: Tree | None = None  # what expr was compiled from
 
 
 @dataclass(frozen=True)
@@ -233,7 +265,8 @@ class FsmProgram:
     initial_state: int
     always: tuple[_Action, ...]
     do: tuple[tuple[_Action, ...], ...]  # per state
-    transitions: tuple[tuple[tuple[Expr, int, tuple[_Action, ...]], ...], ...]  # per state
+    # per state: (condition, target state, actions, the condition's tree)
+    transitions: tuple[tuple[tuple[Expr, int, tuple[_Action, ...], Tree], ...], ...]
     source: tuple = ()  # compile_fsm's arguments: a program pickles as them (closures cannot)
 
     def __reduce__(self):
@@ -270,9 +303,9 @@ def compile_fsm(block, sensors: Sequence[str], actuators: Sequence[str],
     writable = {n: slots[n] for n in list(actuators) + list(variables)}
     initial_levels = dict(zip(actuators, actuator_levels))
 
-    def expr(text, *path):
+    def expr(text, *path) -> Tree | None:
         try:
-            return compile_expression(text, slots)
+            return parse_expression(text, slots)
         except ExpressionError as exc:
             problem(f"bad expression {str(text)!r}: {exc}", *path)
             return None
@@ -293,8 +326,8 @@ def compile_fsm(block, sensors: Sequence[str], actuators: Sequence[str],
             if target not in writable:
                 problem(f"cannot assign '{target}': only actuators and variables can be set", *path, i, target)
                 continue
-            e = expr(value, *path, i, target)
-            out.append(_Action(writable[target], e, target in initial_levels))
+            tree = expr(value, *path, i, target)
+            out.append(_Action(writable[target], tree and closure(tree), target in initial_levels, (), tree))
         return tuple(out)
 
     states = list(block["states"])
@@ -311,7 +344,8 @@ def compile_fsm(block, sensors: Sequence[str], actuators: Sequence[str],
                 problem(f"no state named '{tr['to']}'", "states", sname, "transitions", i, "to")
                 continue
             cond = expr(tr["if"], "states", sname, "transitions", i, "if")
-            trs.append((cond, index[tr["to"]], actions(tr.get("do"), "states", sname, "transitions", i, "do")))
+            trs.append((cond and closure(cond), index[tr["to"]],
+                        actions(tr.get("do"), "states", sname, "transitions", i, "do"), cond))
         transitions.append(tuple(trs))
     always = actions(block.get("always"), "always")
     if problems:
@@ -357,7 +391,7 @@ class FsmRuntime:
         s[-2] = dt
         s[-1] = t
         self._run(p.always)
-        for cond, target, acts in p.transitions[self.state]:
+        for cond, target, acts, _ in p.transitions[self.state]:
             if cond(s):
                 self._run(acts)
                 self.state = target

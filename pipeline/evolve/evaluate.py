@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 import socket
 import time
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import numpy as np
 
 from pipeline.compile_watch import watching
 from pipeline.errors import CorpusError
+from pipeline.particles.simulation import NO_STOP
 from pipeline.recording import Recording
 from pipeline.spec.types import Where
 
@@ -73,12 +75,46 @@ def evaluate_individual(task) -> dict:
 
 
 def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
-    from pipeline.simulate.evaluate import simulation_for
-    from pipeline.simulate.metrics import compute
+    sim = simulation(setup, overrides, seed)
+    return measure(setup, sim, run_until(sim, setup, time.perf_counter()))
 
+
+# a gene over a particle creature's FSM parameter (creatures[i].with.controller.params.name)
+_FSM_PARAM = re.compile(r"creatures\[(\d+)\]\.with\.controller\.params\.([A-Za-z_]\w*)")
+
+
+def simulation(setup: Setup, overrides: dict, seed: int):
+    """The individual's simulation, reset to its start. Genes that only set FSM parameters
+    of particle creatures are written into the machines of the base scene's simulation,
+    compiled once per worker (compiling the overridden scene would cost more than a minute
+    of simulated hopping); any other gene compiles the scene with the overrides."""
+    from pipeline.particles.simulation import ParticleSimulation
+    from pipeline.simulate.evaluate import simulation_for
+
+    params = {}
+    for path, value in overrides.items():
+        m = _FSM_PARAM.fullmatch(path)
+        if m is None:
+            params = None
+            break
+        params[int(m[1]), m[2]] = value
+    if params is not None:
+        sim = simulation_for(setup.scene, {})
+        vectors = sim.param_vectors(params) if isinstance(sim, ParticleSimulation) else None
+        if vectors is not None:
+            sim.reset(seed=int(seed))
+            for creature, vector in vectors.items():
+                sim.set_params(creature, vector)
+            return sim
     sim = simulation_for(setup.scene, {**overrides, "simulation.seed": int(seed)})
     sim.reset()
-    recording = run_until(sim, setup, time.perf_counter())
+    return sim
+
+
+def measure(setup: Setup, sim, recording: Recording) -> dict:
+    """The metrics and the fitness of an evaluation's recording."""
+    from pipeline.simulate.metrics import compute
+
     metrics = compute(recording, sim.model, setup.metrics)
     simulated = float(recording.time[-1] - recording.time[0]) if len(recording.time) else 0.0
     if setup.python:
@@ -107,24 +143,36 @@ def run_until(sim, setup: Setup, started: float) -> Recording:
 
 
 def _run_until(sim, setup: Setup, started: float, compiles) -> Recording:
+    from pipeline.particles.simulation import ParticleSimulation
+
     duration = sim.scene.simulation.duration if setup.duration is None else setup.duration
     frames = max(0, int(math.ceil(duration / sim.dt - 1e-9)))
     per_chunk = max(1, int(round(setup.chunk / sim.dt)))
     stop_body = sim.model.body_names.index(setup.stop.body) if setup.stop else None
+    particles = isinstance(sim, ParticleSimulation)
+    if particles and setup.stop:
+        stop = (stop_body, setup.stop.axis, setup.stop.level, int(setup.stop.rising))
     parts: list[Recording] = []
     done = 0
     while True:
         n = min(per_chunk, frames - done)
         before = sim.data.time
-        part = sim.run(n * sim.dt, progress=False)
-        if parts and len(part.time) and part.time[0] == parts[-1].time[-1]:
-            part = _slice(part, slice(1, None))  # the chunk's first frame ended the last one
-        parts.append(part)
-        done += n
-        hit = _first_stop(part, setup.stop, stop_body) if setup.stop else None
-        if hit is not None:
-            parts[-1] = _slice(part, slice(0, hit + 1))
-            break
+        if particles:  # the stop condition is checked inside the kernel, at every record
+            part, stopped = sim.frames(n, record=True, stop=stop if setup.stop else NO_STOP, first=not parts)
+            parts.append(part)
+            done += n
+            if stopped:
+                break
+        else:
+            part = sim.run(n * sim.dt, progress=False)
+            if parts and len(part.time) and part.time[0] == parts[-1].time[-1]:
+                part = _slice(part, slice(1, None))  # the chunk's first frame ended the last one
+            parts.append(part)
+            done += n
+            hit = _first_stop(part, setup.stop, stop_body) if setup.stop else None
+            if hit is not None:
+                parts[-1] = _slice(part, slice(0, hit + 1))
+                break
         stopped_early = sim.data.time < before + (n - 0.5) * sim.dt  # a scene event ended it
         if done >= frames or stopped_early:
             break

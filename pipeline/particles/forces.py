@@ -17,34 +17,31 @@ _TINY = 1e-12
 TOUCH = 1e-7  # m: a mass this close to the floor touches it
 
 
-@numba.njit(cache=True)
-def flow_velocity(code, prm, p, t, out):
-    """Velocity of the fluid at point p and time t (writes out[0:3]).
+@numba.njit(cache=True, inline="always")
+def flow_velocity(code, prm, px, py, pz, t):
+    """Velocity (ux, uy, uz) of the fluid at point (px, py, pz) and time t.
 
     waves: linear deep-water wave orbits, u = a w e^{k(z - surface)} (d cos(kx - wt), sin(kx - wt))
     along the horizontal unit `d`, plus the mean current prm[0:3] (our ReefWater).
     """
-    out[0] = 0.0
-    out[1] = 0.0
-    out[2] = 0.0
+    ux, uy, uz = 0.0, 0.0, 0.0
     if code == FLOW_UNIFORM or code == FLOW_WAVES:
-        out[0] = prm[0]
-        out[1] = prm[1]
-        out[2] = prm[2]
+        ux, uy, uz = prm[0], prm[1], prm[2]
     if code == FLOW_WAVES:
         amp, period, wavelength = prm[3], prm[4], prm[5]
         w = 2.0 * math.pi / period
         k = 2.0 * math.pi / wavelength
-        x = p[0] * prm[6] + p[1] * prm[7]
-        decay = math.exp(k * min(p[2] - prm[9], 0.0))
+        x = px * prm[6] + py * prm[7]
+        decay = math.exp(k * min(pz - prm[9], 0.0))
         s = amp * w * decay
         ph = k * x - w * t
-        out[0] += s * prm[6] * math.cos(ph)
-        out[1] += s * prm[7] * math.cos(ph)
-        out[2] += s * math.sin(ph)
+        ux += s * prm[6] * math.cos(ph)
+        uy += s * prm[7] * math.cos(ph)
+        uz += s * math.sin(ph)
+    return ux, uy, uz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _springs(m, live, pos, vel, f):
     # scalar arithmetic: temporaries of 3-vectors would allocate in the innermost loop
     for s in range(m.sp_ends.shape[0]):
@@ -67,7 +64,7 @@ def _springs(m, live, pos, vel, f):
         f[b, 2] += mag * uz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _toward(x0, x1, x2, y0, y1, y2):
     """Unit vector perpendicular to x, in the plane of x and y, pointing toward y
     (zero vector when x and y are parallel)."""
@@ -79,7 +76,7 @@ def _toward(x0, x1, x2, y0, y1, y2):
     return p0 / n, p1 / n, p2 / n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def angle_state(pos, vel, ia, ij, ib):
     """The angle a-j-b and its rate, with the arm lengths la, lb and the unit vectors ua, ub
     along which a and b move to open it: (ok, theta, rate, la, lb, ua0, ua1, ua2, ub0, ub1,
@@ -104,7 +101,7 @@ def angle_state(pos, vel, ia, ij, ib):
     return True, theta, rate, la, lb, ua0, ua1, ua2, ub0, ub1, ub2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _angles(m, live, pos, vel, f):
     for s in range(m.an_ends.shape[0]):
         ia, ij, ib = m.an_ends[s, 0], m.an_ends[s, 1], m.an_ends[s, 2]
@@ -127,20 +124,21 @@ def _angles(m, live, pos, vel, f):
             f[ij, 2] -= fa2 + fb2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _torques(m, live, pos, f):
     for s in range(m.tq_ends.shape[0]):
         ie, ij = m.tq_ends[s, 0], m.tq_ends[s, 1]
-        n = m.tq_axis[s]
-        r = pos[ie] - pos[ij]
-        rp = r - (r * n).sum() * n
-        l2 = (rp * rp).sum()
+        n0, n1, n2 = m.tq_axis[s, 0], m.tq_axis[s, 1], m.tq_axis[s, 2]
+        r0, r1, r2 = pos[ie, 0] - pos[ij, 0], pos[ie, 1] - pos[ij, 1], pos[ie, 2] - pos[ij, 2]
+        along = 0.0 + r0 * n0 + r1 * n1 + r2 * n2  # as numpy's sum: from 0, in order
+        p0, p1, p2 = r0 - along * n0, r1 - along * n1, r2 - along * n2
+        l2 = 0.0 + p0 * p0 + p1 * p1 + p2 * p2
         if l2 < _TINY:
             continue
         # f = tau / |r_perp| * (n x r_perp_hat): moment r x f = tau n
-        cx = n[1] * rp[2] - n[2] * rp[1]
-        cy = n[2] * rp[0] - n[0] * rp[2]
-        cz = n[0] * rp[1] - n[1] * rp[0]
+        cx = n1 * p2 - n2 * p1
+        cy = n2 * p0 - n0 * p2
+        cz = n0 * p1 - n1 * p0
         s_ = live.tq_torque[s] / l2
         f[ie, 0] += cx * s_
         f[ie, 1] += cy * s_
@@ -151,28 +149,33 @@ def _torques(m, live, pos, f):
             f[ij, 2] -= cz * s_
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _constants(m, live, pos, f):
-    d = np.empty(3)
+    # scalar arithmetic: temporaries of 3-vectors would allocate in the innermost loop
     for s in range(m.cf_dir.shape[0]):
         if m.cf_tri[s, 0] >= 0:
-            p0 = pos[m.cf_tri[s, 0]]
-            e1 = pos[m.cf_tri[s, 1]] - p0
-            e2 = pos[m.cf_tri[s, 2]] - p0
-            d[0] = e1[1] * e2[2] - e1[2] * e2[1]
-            d[1] = e1[2] * e2[0] - e1[0] * e2[2]
-            d[2] = e1[0] * e2[1] - e1[1] * e2[0]
-            nd = math.sqrt((d * d).sum())
+            i0, i1, i2 = m.cf_tri[s, 0], m.cf_tri[s, 1], m.cf_tri[s, 2]
+            e10, e11, e12 = pos[i1, 0] - pos[i0, 0], pos[i1, 1] - pos[i0, 1], pos[i1, 2] - pos[i0, 2]
+            e20, e21, e22 = pos[i2, 0] - pos[i0, 0], pos[i2, 1] - pos[i0, 1], pos[i2, 2] - pos[i0, 2]
+            d0 = e11 * e22 - e12 * e21
+            d1 = e12 * e20 - e10 * e22
+            d2 = e10 * e21 - e11 * e20
+            nd = math.sqrt(0.0 + d0 * d0 + d1 * d1 + d2 * d2)  # as numpy's sum: from 0, in order
             if nd < _TINY:
                 continue
-            d *= m.cf_sign[s] / nd
+            scale = m.cf_sign[s] / nd
+            d0, d1, d2 = d0 * scale, d1 * scale, d2 * scale
         else:
-            d[:] = m.cf_dir[s]
+            d0, d1, d2 = m.cf_dir[s, 0], m.cf_dir[s, 1], m.cf_dir[s, 2]
+        mag = live.cf_mag[s]
         for k in range(m.cf_start[s], m.cf_start[s + 1]):
-            f[m.cf_members[k]] += live.cf_mag[s] * d
+            i = m.cf_members[k]
+            f[i, 0] += mag * d0
+            f[i, 1] += mag * d1
+            f[i, 2] += mag * d2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _gravitation(m, pos, f):
     """Newtonian attraction G m_i m_j / d^2 between every pair of members (Urban's
     NBodyGravity example of a user-defined force)."""
@@ -190,17 +193,16 @@ def _gravitation(m, pos, f):
             f[j] -= fd
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _media(m, pos, vel, t, f):
-    u = np.empty(3)
     gx, gy, gz = m.gravity[0], m.gravity[1], m.gravity[2]
     for md in range(m.md_density.shape[0]):
         rho = m.md_density[md]
         for i in range(pos.shape[0]):
             if m.md_members[md, i] == 0.0:
                 continue
-            flow_velocity(m.md_flow[md], m.md_flow_params[md], pos[i], t, u)
-            rx, ry, rz = vel[i, 0] - u[0], vel[i, 1] - u[1], vel[i, 2] - u[2]
+            ux, uy, uz = flow_velocity(m.md_flow[md], m.md_flow_params[md], pos[i, 0], pos[i, 1], pos[i, 2], t)
+            rx, ry, rz = vel[i, 0] - ux, vel[i, 1] - uy, vel[i, 2] - uz
             speed = math.sqrt(rx * rx + ry * ry + rz * rz)
             c = 0.5 * m.md_drag[md] * rho * math.pi * m.radius[i] * m.radius[i] * speed
             b = rho * m.volume[i]
@@ -209,7 +211,7 @@ def _media(m, pos, vel, t, f):
             f[i, 2] -= c * rz + b * gz
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _floor(m, pos, vel, h, f):
     """Contact force of the floor plane z = floor[0] (Urban's Floor as a Force).
 

@@ -30,42 +30,54 @@ def _accel(m, live, pos, vel, t, h, f, acc, counters):
             acc[i, k] = f[i, k] * w
 
 
+WORK = 11  # scratch (n, 3) arrays of `advance`: f, a1..a4, stage position, v2..v4, the trial's position and velocity
+
+
 @numba.njit(cache=True)
-def trial_step(m, live, method, pos, vel, t, h, pos_out, vel_out, counters):
-    """One step of the chosen integrator from (pos, vel) into (pos_out, vel_out), no events."""
+def trial_step(m, live, method, pos, vel, t, h, pos_out, vel_out, counters, w):
+    """One step of the chosen integrator from (pos, vel) into (pos_out, vel_out), no events;
+    w is the workspace. Scalar loops instead of array expressions: the temporaries of those
+    were most of a frame's time. Every element sees the operations of the textbook
+    formulas in their order (v_i masked by `integrated` where positions move)."""
     n = pos.shape[0]
-    f = np.empty((n, 3))
-    a1 = np.empty((n, 3))
-    vmask = np.empty((n, 1))
-    vmask[:, 0] = m.integrated
+    f, a1, a2, a3, a4, ps, v2, v3, v4 = w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8]
+    msk = m.integrated
     _accel(m, live, pos, vel, t, h, f, a1, counters)
-    v1 = vel * vmask
     if method == EULER:
-        pos_out[:] = pos + h * v1
-        vel_out[:] = vel + h * a1
+        for i in range(n):
+            for k in range(3):
+                pos_out[i, k] = pos[i, k] + h * (vel[i, k] * msk[i])
+                vel_out[i, k] = vel[i, k] + h * a1[i, k]
         return
+    half = 0.5 * h
+    for i in range(n):
+        for k in range(3):
+            ps[i, k] = pos[i, k] + half * (vel[i, k] * msk[i])
+            v2[i, k] = vel[i, k] + half * a1[i, k]
+    _accel(m, live, ps, v2, t + 0.5 * h, h, f, a2, counters)
     if method == MIDPOINT:
-        a2 = np.empty((n, 3))
-        pm = pos + 0.5 * h * v1
-        vm = vel + 0.5 * h * a1
-        _accel(m, live, pm, vm, t + 0.5 * h, h, f, a2, counters)
-        pos_out[:] = pos + h * vm * vmask
-        vel_out[:] = vel + h * a2
+        for i in range(n):
+            for k in range(3):
+                pos_out[i, k] = pos[i, k] + h * v2[i, k] * msk[i]
+                vel_out[i, k] = vel[i, k] + h * a2[i, k]
         return
-    a2 = np.empty((n, 3))
-    a3 = np.empty((n, 3))
-    a4 = np.empty((n, 3))
-    p2 = pos + 0.5 * h * v1
-    v2 = vel + 0.5 * h * a1
-    _accel(m, live, p2, v2, t + 0.5 * h, h, f, a2, counters)
-    p3 = pos + 0.5 * h * v2 * vmask
-    v3 = vel + 0.5 * h * a2
-    _accel(m, live, p3, v3, t + 0.5 * h, h, f, a3, counters)
-    p4 = pos + h * v3 * vmask
-    v4 = vel + h * a3
-    _accel(m, live, p4, v4, t + h, h, f, a4, counters)
-    pos_out[:] = pos + (h / 6.0) * (v1 + 2.0 * v2 * vmask + 2.0 * v3 * vmask + v4 * vmask)
-    vel_out[:] = vel + (h / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    for i in range(n):
+        for k in range(3):
+            ps[i, k] = pos[i, k] + half * v2[i, k] * msk[i]
+            v3[i, k] = vel[i, k] + half * a2[i, k]
+    _accel(m, live, ps, v3, t + 0.5 * h, h, f, a3, counters)
+    for i in range(n):
+        for k in range(3):
+            ps[i, k] = pos[i, k] + h * v3[i, k] * msk[i]
+            v4[i, k] = vel[i, k] + h * a3[i, k]
+    _accel(m, live, ps, v4, t + h, h, f, a4, counters)
+    h6 = h / 6.0
+    for i in range(n):
+        mk = msk[i]
+        for k in range(3):
+            pos_out[i, k] = pos[i, k] + h6 * (vel[i, k] * mk + 2.0 * v2[i, k] * mk + 2.0 * v3[i, k] * mk
+                                              + v4[i, k] * mk)
+            vel_out[i, k] = vel[i, k] + h6 * (a1[i, k] + 2.0 * a2[i, k] + 2.0 * a3[i, k] + a4[i, k])
 
 
 @numba.njit(cache=True)
@@ -100,18 +112,18 @@ def handle_floor_events(m, pos, vel, counters):
 
 
 @numba.njit(cache=True)
-def advance(m, live, method, pos, vel, t, h, nsteps, counters):
-    """Advance (pos, vel) in place by nsteps steps of h from time t; returns the new time."""
-    n = pos.shape[0]
-    p_new = np.empty((n, 3))
-    v_new = np.empty((n, 3))
+def advance(m, live, method, pos, vel, t, h, nsteps, counters, w):
+    """Advance (pos, vel) in place by nsteps steps of h from time t (w: `workspace`);
+    returns the new time."""
+    p_new = w[9]
+    v_new = w[10]
     min_sub = m.floor[4]
     for _ in range(nsteps):
         t_end = t + h
         sub = h
         while t < t_end - 1e-12 * h:
             sub = min(sub, t_end - t)
-            trial_step(m, live, method, pos, vel, t, sub, p_new, v_new, counters)
+            trial_step(m, live, method, pos, vel, t, sub, p_new, v_new, counters, w)
             if floor_event_state(m, p_new) == MISSED and sub > min_sub:
                 # the event was crossed by more than the envelope: bisect the step, as the
                 # articulated step loop brackets its events, until it lands within it

@@ -17,7 +17,8 @@ from pipeline.control.fsm import compile_fsm
 from pipeline.errors import CorpusError, Problem
 from pipeline.particles.arrays import Live, ParticleArrays
 from pipeline.particles.build import build_arrays
-from pipeline.particles.controller import ACTUATED_FIELD, FsmBinding
+from pipeline.particles.controller import FsmBinding
+from pipeline.particles.machines import ControlArrays, control_arrays
 from pipeline.particles.quantities import upward_sign
 from pipeline.particles.sensors import fsm_sensors, sensor_order
 from pipeline.particles.spawners import BubbleColumn
@@ -42,6 +43,7 @@ class ParticleModel:
     vel0: np.ndarray  # (n, 3) initial velocities
     live0: Live  # initial actuated force parameters
     controllers: tuple[FsmBinding, ...]  # one per creature with a controller
+    control: ControlArrays  # the controllers as the step kernel runs them
     spawners: tuple[BubbleColumn, ...]
     geoms: GeomArrays
     geom_meshes: tuple
@@ -115,7 +117,7 @@ def build_model(scene: Scene) -> ParticleModel:
     geoms, meshes = _sphere_geoms(arrays.radius, rgba)
     return ParticleModel(arrays, names, np.repeat(np.arange(len(creatures)), [len(c.masses) for c in creatures]),
                          tuple(c.name for c in creatures), tuple(angle_names), pos, vel, live,
-                         controllers, spawners, geoms, meshes, extras)
+                         controllers, control_arrays(controllers), spawners, geoms, meshes, extras)
 
 
 def _controllers(creatures, offsets, slots, names, arrays, world) -> tuple[FsmBinding, ...]:
@@ -127,10 +129,10 @@ def _controllers(creatures, offsets, slots, names, arrays, world) -> tuple[FsmBi
         acts = []
         for a in c.actuators:
             kind, slot = slots[(ci, a.force)]
-            acts.append((ACTUATED_FIELD[kind], slot, a.min, a.max))
+            acts.append((kind, slot, a.min, a.max))
         program = compile_fsm(c.controller, [s.name for s in c.sensors], [a.name for a in c.actuators],
                               [a.level for a in c.actuators])
-        out.append(FsmBinding(c.name, fsm_sensors(c, int(offsets[ci]), names, arrays.radius, g),
+        out.append(FsmBinding(c.name, fsm_sensors(c, int(offsets[ci]), arrays.radius, g),
                               tuple(sensor_order(c.sensors)), program, tuple(acts),
                               f"_{c.name}" if len(driven) > 1 else ""))
     return tuple(out)

@@ -1,14 +1,13 @@
-"""What controllers read of a particle run (`sim.sensors`), and the particle FSM's sensors.
+"""What controllers read of a particle run (`sim.sensors`), and the particle FSM's sensors
+bound to a scene.
 
 `ParticleSensors` offers the methods of the articulated engine's `sim.sensors`
 (pipeline/simulate/sensors.py) for point masses: the "bodies" are the masses, by name (as in
 the Recording), with identity orientation and no angular velocity; the "joints" are the angle
 elements, by force name (`<creature>.<force>` with several creatures).
 
-`FsmSensor` is one `sensors:` entry of a particle creature (Urban §3.2.1.3, §4.2), a level in
-[0, 1] computed from `sim.sensors` (Urban's admitted "cheat": it reads the simulation). World z
-is up, so Urban's y-height is our z and his leg angle atan(leg.x / leg.y) is
-atan(leg . heading / leg . up).
+`FsmSensor` is one `sensors:` entry of a particle creature (Urban §3.2.1.3, §4.2); its level
+is computed inside the step kernel (pipeline/particles/machines.py).
 """
 from __future__ import annotations
 
@@ -107,17 +106,14 @@ class ParticleSensors:
         return float(self._sim.model.arrays.floor[0]), _UP.copy()
 
 
-def _level(x: float, clamp: bool) -> float:
-    return max(0.0, min(1.0, x)) if clamp else x
-
-
 @dataclass(frozen=True)
 class FsmSensor:
-    """One particle sensor bound to the scene: `bodies` are mass names (the sensed mass
-    first), `height_level` the index of the height sensor a time-to-touchdown reads."""
+    """One `sensors:` entry of a particle creature bound to the scene: `masses` are scene mass
+    indices (the sensed mass first), `height_level` the index of the height sensor a
+    time-to-touchdown reads. pipeline/particles/machines.py computes its level."""
 
     kind: str  # height · leg_angle · speed · time_to_touchdown · food · position
-    bodies: tuple[str, ...]
+    masses: tuple[int, ...]
     axis: tuple[float, float, float]
     up: tuple[float, float, float]
     scale: float
@@ -128,49 +124,12 @@ class FsmSensor:
     g: float  # gravity's magnitude
     height_level: int = -1
 
-    def level(self, sensors, levels: list) -> float:
-        """The level now, from `sim.sensors` and the levels evaluated before it."""
-        kind = self.kind
-        ax, ay, az = self.axis
-        if kind == "height":
-            x, y, z = self.position(sensors, 0)
-            return _level(z - self.radius - sensors.ground(x, y)[0], self.clamp)
-        if kind == "leg_angle":
-            hx, hy, hz = self.position(sensors, 0)
-            fx, fy, fz = self.position(sensors, 1)
-            ux, uy, uz = self.up
-            dx, dy, dz = hx - fx, hy - fy, hz - fz
-            lx, lz = dx * ax + dy * ay + dz * az, dx * ux + dy * uy + dz * uz
-            angle = math.atan(lx / lz) if lz != 0.0 else math.copysign(math.pi / 2.0, lx)
-            gain = math.pi / 2.0 if self.legacy_scaling else 1.0 / (2.0 * math.pi)
-            return _level(0.5 + angle * gain, self.clamp)
-        if kind == "speed":
-            vx, vy, vz = sensors.body_velocity(self.bodies[0])[0].tolist()
-            return _level(vx * ax + vy * ay + vz * az, self.clamp)
-        if kind == "time_to_touchdown":
-            vz = float(sensors.body_velocity(self.bodies[0])[0][2])
-            g = self.g
-            return _level((vz + math.sqrt(vz * vz + 2.0 * g * levels[self.height_level])) / g, self.clamp)
-        if kind == "food":
-            x, y, _ = self.position(sensors, 0)
-            fx, fy, _ = self.position(sensors, 1)
-            d = math.hypot(fx - x, fy - y)
-            return _level(self.scale / d if d > 0 else 1.0, self.clamp)
-        x, y, z = self.position(sensors, 0)
-        return _level(self.scale * (x * ax + y * ay + z * az) + self.offset, self.clamp)
 
-    def position(self, sensors, k: int) -> list[float]:
-        """Position of the k-th mass this sensor reads, as plain floats (much faster than
-        numpy scalars in this arithmetic)."""
-        return sensors.body_pose(self.bodies[k])[0].tolist()
-
-
-def fsm_sensors(creature, offset: int, body_names: tuple[str, ...], radius: np.ndarray,
-                g: float) -> tuple[FsmSensor, ...]:
+def fsm_sensors(creature, offset: int, radius: np.ndarray, g: float) -> tuple[FsmSensor, ...]:
     """A creature's `sensors:` bound to the scene: its masses start at index `offset` of the
-    scene's `body_names` and `radius`."""
+    scene's masses."""
     slot = {s.name: k for k, s in enumerate(creature.sensors)}
-    return tuple(FsmSensor(s.kind, tuple(body_names[offset + i] for i in s.masses), s.axis, s.up,
+    return tuple(FsmSensor(s.kind, tuple(offset + i for i in s.masses), s.axis, s.up,
                            s.scale, s.offset, s.clamp, s.legacy_scaling,
                            float(radius[offset + s.masses[0]]), g, slot.get(s.height_sensor, -1))
                  for s in creature.sensors)

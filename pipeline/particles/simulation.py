@@ -5,9 +5,9 @@
     sim.step(n)                                  # n frames of dt
     recording = sim.run(duration)                # pipeline.recording.Recording, also sim.recording
 
-Each frame: every controller reads `sim.sensors` and sets actuator levels (Python), bubble
-columns recycle, then the numba kernel advances dt in ceil(dt/h) equal sub-steps (never
-longer than h) with floor events. Point masses are the recording's "bodies" (identity
+Each frame: every creature's FSM reads its sensors and sets actuator levels, bubble columns
+recycle, then the integrator advances dt in ceil(dt/h) equal sub-steps (never longer than h)
+with floor events: all inside one numba call for a run of frames (pipeline/particles/frames.py). Point masses are the recording's "bodies" (identity
 orientation); q/qd are the stacked positions/velocities; each FSM publishes `fsm_state` (its
 state index) and `fsm_<variable>`. Every mutable part of a run lives in `ParticleData`, so
 `sim.fork()` and `sim.data = ParticleData.load(path)` continue a run exactly.
@@ -23,19 +23,24 @@ import numpy as np
 from pipeline.control.fsm import FsmRuntime
 from pipeline.errors import CorpusError, SimulationError
 from pipeline.particles.arrays import INTEGRATOR_CODES
+from pipeline.control.fsm_code import raise_error
 from pipeline.particles.controller import ParticleFsm
 from pipeline.particles.data import ParticleData
-from pipeline.particles.integrators import advance
+from pipeline.particles.frames import CONTROL_ERROR, DONE, RUNAWAY, STOPPED, run_frames
+from pipeline.particles.machines import apply_all, read_sensors
 from pipeline.particles.model import ParticleModel, build_model
 from pipeline.particles.sensors import ParticleSensors
 from pipeline.particles.types import ParticleCreature, is_particle_scene
 from pipeline.progress import frame_progress
-from pipeline.recording import Recorder, Recording
+from pipeline.particles.spawners import column_arrays, draw_releases
+from pipeline.recording import Recording
 from pipeline.runaway import POSITION, VELOCITY, RunawayBounds
 from pipeline.spec.loader import problem_at
 from pipeline.spec.types import Scene, SimulationSettings
 
 _IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
+NO_STOP = (-1, 0, 0.0, 0)  # (body index, axis, level, rising) of `frames`' stop condition
+CHUNK = 5000  # frames per kernel call: progress and Ctrl-C between them
 
 
 def substeps(dt: float, h: float) -> int:
@@ -62,6 +67,7 @@ class ParticleSimulation:
         self.substep = self.dt / self.substeps
         self.method = INTEGRATOR_CODES[s.integrator]
         self.sensors = ParticleSensors(self)
+        self._columns, self._sources = column_arrays(model.spawners)
         self.reset()
         n = self.model.nq
         reach = np.linalg.norm(model.pos0, axis=1) + model.arrays.radius
@@ -70,13 +76,12 @@ class ParticleSimulation:
                                       duration=s.duration, speed0=float(np.abs(model.vel0).max(initial=0.0)))
 
     # -- state --------------------------------------------------------------------------
-    def reset(self) -> None:
-        """Back to the compiled initial state: fresh data, controllers and random generator."""
-        self.data = ParticleData(self.model, self.settings.seed)
+    def reset(self, seed: int | None = None) -> None:
+        """Back to the compiled initial state: fresh data, controllers and random generator
+        (seeded by `seed`, default `simulation.seed`: the same as compiling with that seed)."""
+        self.data = ParticleData(self.model, self.settings.seed if seed is None else seed)
         self.data.controllers = [ParticleFsm(b) for b in self.model.controllers]
-        for c in self.data.controllers:
-            c.apply(self.data.live)
-            c.publish(self.data.channels)
+        self._controllers_changed()
         self.recording = None
 
     def fork(self) -> "ParticleSimulation":
@@ -97,27 +102,132 @@ class ParticleSimulation:
         for c in self.data.controllers:
             if c.creature == creature:
                 c.runtime = FsmRuntime(c.binding.program, params)
-                c.apply(self.data.live)
-                c.publish(self.data.channels)
+                self._controllers_changed()
                 return
         raise CorpusError(f"no controller drives a creature named '{creature}'")
 
+    def sensor_levels(self, creature: str) -> dict:
+        """{sensor name: level} of a creature's FSM sensors in the current state."""
+        for p, c in enumerate(self.data.controllers):
+            if c.creature == creature:
+                own = np.array(c.runtime.slots, np.float64)
+                err = read_sensors(self.model.control, p, self.data.pos, self.data.vel,
+                                   self.model.arrays.floor[0], own)
+                if err:
+                    raise_error(err)
+                program = c.binding.program
+                return dict(zip(program.slot_names[:program.n_sensors], own.tolist()))
+        raise CorpusError(f"no controller drives a creature named '{creature}'")
+
+    def _controllers_changed(self) -> None:
+        """Actuated forces and published channels from the machines' current levels."""
+        slots, _ = self._memory()
+        apply_all(self.model.control, slots, self.data.live)
+        self._publish()
+
+    def _memory(self) -> tuple[np.ndarray, np.ndarray]:
+        """The machines' slots, all in one array, and their states (what the kernel takes)."""
+        ctrls = self.data.controllers
+        slots = np.array([v for c in ctrls for v in c.runtime.slots], np.float64)
+        return slots, np.array([c.runtime.state for c in ctrls], np.int64)
+
+    def _remember(self, slots: np.ndarray, states: np.ndarray) -> None:
+        for c, base, state in zip(self.data.controllers, self.model.control.code.prog[:, 0], states):
+            n = len(c.runtime.slots)
+            c.runtime.slots = slots[base:base + n].tolist()
+            c.runtime.state = int(state)
+        self._publish()
+
+    def _publish(self) -> None:
+        for c in self.data.controllers:
+            self.data.channels.update(c.channels())
+
     # -- stepping -----------------------------------------------------------------------
     def step(self, n: int = 1) -> None:
-        """Advance n frames of dt: controllers, spawners, then the kernel."""
+        """Advance n frames of dt: controllers, spawners, then the integrator, in one kernel
+        call (pipeline/particles/frames.py)."""
+        self.frames(n)
+
+    def param_vectors(self, params: dict) -> dict | None:
+        """{creature: its machine's parameter vector} from {(creature index in the scene,
+        param name): value} over the compiled values, or None when one does not name a
+        parameter of the machine of that creature."""
+        vectors = {}
+        for (index, name), value in params.items():
+            if index >= len(self.scene.creatures):
+                return None
+            creature = self.scene.creatures[index].name
+            c = next((c for c in self.data.controllers if c.creature == creature), None)
+            names = c.binding.program.param_names if c else ()
+            if name not in names:
+                return None
+            vector = vectors.setdefault(creature, list(c.runtime.slots[c.binding.program.param_slice]))
+            vector[names.index(name)] = float(value)
+        return vectors
+
+    def frames(self, n: int, record: bool = False, stop: tuple = NO_STOP, progress=None,
+               first: bool = True) -> tuple:
+        """Advance n frames; with `record`, the Recording of the start (when `first`) and
+        every `record_every`-th frame, ending at the first recorded frame that meets `stop`
+        (body index, axis, level, rising; NO_STOP: none). Returns (Recording or None,
+        stopped)."""
+        m, d = self.model, self.data
+        slots, states = self._memory()
+        every = self.settings.record_every if record else 0
+        first = record and first
+        rows = (d.frame + n) // every - d.frame // every + (first and d.frame % every == 0) if record else 0
+        var_slots = np.array([base + c.runtime.program.slot_names.index(v) for c, base in
+                              zip(d.controllers, m.control.code.prog[:, 0])
+                              for v in c.runtime.program.variable_names], np.int64)
+        rec = (np.empty(rows), np.empty((rows, m.nbody, 3)), np.empty((rows, m.nbody, 3)),
+               np.empty((rows, len(states)), np.int64), np.empty((rows, len(var_slots))))
+        stop = np.array(stop, np.float64)
+        nrec, done, status = 0, 0, DONE
+        try:
+            while done < n or first:
+                count = min(n - done, CHUNK)
+                t_next = d.time + self.dt
+                horizon = max(self.settings.duration, t_next)
+                limits = self._runaway.limits(t_next)
+                generator = d.rng.bit_generator.state
+                releases, jitter = draw_releases(d.spawners, count, self.dt, d.rng)
+                status, did, d.time, d.frame, written, err = run_frames(
+                    m.arrays, m.control, d.live, self.method, d.pos, d.vel, d.time, d.frame, self.dt,
+                    self.substep, self.substeps, d.counters, slots, states, count, limits, horizon, first,
+                    every, stop, var_slots, *(r[nrec:] for r in rec), self._columns, self._sources,
+                    releases, jitter)
+                if did < count and d.spawners:  # draw again only what the frames done used
+                    d.rng.bit_generator.state = generator
+                    draw_releases(d.spawners, did, self.dt, d.rng)
+                nrec += written
+                done += did
+                first = False
+                if progress is not None:
+                    progress(did)
+                if status == CONTROL_ERROR:
+                    raise_error(err)
+                if status == RUNAWAY:
+                    self._check_state()
+                if status == STOPPED:
+                    break
+        finally:
+            self._remember(slots, states)
+        if not record:
+            return None, status == STOPPED
+        return self._recording(*(r[:nrec] for r in rec)), status == STOPPED
+
+    def _recording(self, time, pos, vel, states, variables) -> Recording:
         m = self.model
-        d = self.data
-        for _ in range(n):
-            t0 = d.time
-            for controller in d.controllers:
-                controller(self, t0)
-            for sp in d.spawners:
-                sp.frame(d.pos, d.vel, self.dt, d.rng)
-            advance(m.arrays, d.live, self.method, d.pos, d.vel, t0, self.substep, self.substeps,
-                    d.counters)
-            d.time = t0 + self.dt
-            d.frame += 1
-            self._check_state()
+        channels, k = {}, 0
+        for p, c in enumerate(self.data.controllers):
+            suffix = c.binding.suffix
+            channels["fsm_state" + suffix] = states[:, p].copy()
+            for name in c.runtime.program.variable_names:
+                channels[f"fsm_{name}{suffix}"] = variables[:, k].copy()
+                k += 1
+        quat = np.broadcast_to(_IDENTITY, (len(time), m.nbody, 4)).copy()
+        return Recording(time, m.body_names, pos, quat, pos.reshape(len(time), -1).copy(),
+                         vel.reshape(len(time), -1), channels)
 
     def _check_state(self) -> None:
         """NaN/inf or a runaway (pipeline/runaway.py) is an error at the scene's `simulation:`
@@ -140,24 +250,10 @@ class ParticleSimulation:
         `record_every`-th frame; returns the Recording and keeps it as `sim.recording`."""
         duration = self.settings.duration if duration is None else float(duration)
         nframes = max(0, int(np.ceil(duration / self.dt - 1e-9)))
-        m = self.model
-        rec = Recorder(m.body_names, m.nq, m.nv)
         self.recording = None
         with frame_progress(self.scene.name, nframes, self.dt, progress) as advanced:
-            self._record(rec)
-            for _ in range(nframes):
-                self.step(1)
-                self._record(rec)
-                advanced()
-        self.recording = rec.finish()
+            self.recording, _ = self.frames(nframes, record=True, progress=advanced)
         return self.recording
-
-    def _record(self, rec: Recorder) -> None:
-        d = self.data
-        if d.frame % self.settings.record_every:
-            return
-        quat = np.broadcast_to(_IDENTITY, (self.model.nbody, 4))
-        rec.add(d.time, d.pos, quat, d.pos.ravel(), d.vel.ravel(), dict(d.channels))
 
     def stats(self) -> dict:
         s, f, b, i = (int(x) for x in self.data.counters)
