@@ -1,12 +1,15 @@
 """Evolution throughput on Urban's roobot (issue 16):
 
-1. roobot evaluations per second on one core, and simulated seconds per wall second, through
-   the workers' own function (pipeline.evolve.evaluate.evaluate_individual), with where the
-   time goes (profiled separately: the Python FSM controller and its sensors, the numba step);
-2. the speed-up of one generation with 2 local workers against 1;
+1. roobot evaluations per second on one core, and simulated seconds per wall second (and per
+   CPU second of the process, which other load on the machine skews less), through the
+   workers' own function (pipeline.evolve.evaluate.evaluate_individual); the CPU time of a
+   frame of the kernel and of one integrator step, against what 5000 simulated s per s needs;
+2. the speed-up of one generation with 2 local workers against 1, each worker's batch in one
+   kernel run (evaluate_individuals), both pools warmed up on every worker first;
 3. CMA-ES (popsize 8) over the 14 parameters through `corpus evolve`'s path (executor with
-   one worker, database, checkpoints) against `cma` driving `pipeline.evaluate` directly in
-   one process, in time per evaluation.
+   one worker, database, checkpoints, gallery) against `cma` driving the same
+   evaluate_individuals in one process, in time per evaluation (and `cma` with
+   `pipeline.evaluate`, which compiles each individual's scene).
 
     .venv/bin/python benchmarks/evolve.py [--duration 10] [--calls 5] [--individuals 8]
                                           [--generations 4]
@@ -18,10 +21,8 @@ other processes on the cores skew every figure.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import dataclasses
 import os
-import pstats
 import sys
 import tempfile
 import time
@@ -34,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipeline.batch.executors import LocalExecutor  # noqa: E402
-from pipeline.evolve.evaluate import evaluate_individual  # noqa: E402
+from pipeline.evolve.evaluate import evaluate_individual, evaluate_individuals  # noqa: E402
+from pipeline.evolve.run import batches  # noqa: E402
 from pipeline.evolve.spec import load_evolution  # noqa: E402
 
 EVOLUTION = ROOT / "evolutions" / "roobot_ga.yaml"
@@ -51,54 +53,53 @@ def bundled_setup(duration: float):
 
 def per_core(setup, overrides, calls: int) -> None:
     evaluate_individual((setup, overrides, 0))  # loads the kernels and compiles the scene
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     for k in range(calls):
         result = evaluate_individual((setup, overrides, k))
         assert "error" not in result, result
-    wall = (time.perf_counter() - start) / calls
-    print(f"one core: {1 / wall:.2f} evaluations/s of {setup.duration:g} s "
-          f"= {setup.duration / wall:.1f} simulated s per wall s (goal 5000)")
+    wall, cpu = (time.perf_counter() - wall) / calls, (time.process_time() - cpu) / calls
+    print(f"one core: {1 / wall:.1f} evaluations/s of {setup.duration:g} s = {setup.duration / wall:.0f} simulated s "
+          f"per wall s ({setup.duration / cpu:.0f} per CPU s of this process; goal 5000)")
     from pipeline.simulate.evaluate import simulation_for
 
-    sim = simulation_for(setup.scene, {**overrides, "simulation.seed": 0})
+    sim = simulation_for(setup.scene, {})
     sim.reset()
-    profile = cProfile.Profile()
-    profile.enable()
-    sim.run(setup.duration, progress=False)
-    profile.disable()
-    stats = pstats.Stats(profile).stats
-
-    def cumulative(file_end: str, name: str) -> float:
-        return sum(v[3] for (f, _, n), v in stats.items() if f.endswith(file_end) and n == name)
-
-    total = cumulative("particles/simulation.py", "run")
-    control = cumulative("particles/controller.py", "__call__")
-    kernel = cumulative("particles/integrators.py", "advance")
     frames = int(round(setup.duration / sim.dt))
-    print(f"  where the time goes (profiled run, {frames} frames): controllers (Python FSM + sensors) "
-          f"{control / total:.0%}, numba step {kernel / total:.0%}, the rest (per-frame checks, "
-          f"recording) {1 - (control + kernel) / total:.0%}; {total / frames * 1e6:.0f} us per frame profiled")
+    cpu = time.process_time()
+    sim.step(frames)
+    per_frame = (time.process_time() - cpu) / frames
+    evaluations = sim.data.counters[1] / max(sim.data.counters[0], 1)
+    print(f"  a frame (dt {sim.dt * 1e3:g} ms, {sim.settings.integrator}, {evaluations:.2f} force evaluations): "
+          f"{per_frame * 1e6:.2f} us CPU in the kernel (machines, integrator, floor events, checks); 5000 "
+          f"simulated s per s would need {sim.dt / 5000 * 1e6:.2f} us per frame")
 
 
-def warm_up(executor, setup, overrides) -> None:
-    """Start the workers and load their kernels, so that timings start with living workers."""
-    short = (dataclasses.replace(setup, duration=0.1), overrides, 0)
-    list(executor.map(evaluate_individual, [short] * 4))
+def _warm(workers: int):
+    """A pool of `workers` whose every process has loaded the kernels and compiled the scene."""
+    executor = LocalExecutor(workers).__enter__()
+    seen = set()
+    while len(seen) < workers:  # tasks long enough that every worker takes some
+        short = [(SETUP_SHORT, [(OVERRIDES, 0)], workers)] * (2 * workers)
+        seen |= {r[0]["worker"] for _, r, _ in executor.map(evaluate_individuals, short)}
+    return executor
 
 
 def speed_up(setup, evo, start, individuals: int) -> None:
     rng = np.random.default_rng(0)
     genotypes = evo.space.reflect(start + rng.normal(0, 0.01, (individuals, start.size)) * (evo.space.high - evo.space.low))
-    tasks = [(setup, evo.space.phenotype(g), i) for i, g in enumerate(genotypes)]
+    items = [(evo.space.phenotype(g), i) for i, g in enumerate(genotypes)]
     times = {}
     for jobs in (1, 2):
-        with LocalExecutor(jobs) as executor:
-            warm_up(executor, setup, evo.space.phenotype(start))
+        executor = _warm(jobs)
+        try:
+            tasks = [(setup, [items[i] for i in group], jobs) for group in batches(len(items), jobs)]
             t = time.perf_counter()
-            results = [r for _, r, _ in executor.map(evaluate_individual, tasks)]
+            results = [r for _, batch, _ in executor.map(evaluate_individuals, tasks) for r in batch]
             times[jobs] = time.perf_counter() - t
+        finally:
+            executor.__exit__(None, None, None)
         assert all("error" not in r for r in results)
-    print(f"one generation of {individuals} x {setup.duration:g} s: 1 worker {times[1]:.2f} s, "
+    print(f"one generation of {individuals} x {setup.duration:g} s in one batch per worker: 1 worker {times[1]:.2f} s, "
           f"2 workers {times[2]:.2f} s: speed-up {times[1] / times[2]:.2f}x (goal 1.8x)")
 
 
@@ -115,35 +116,43 @@ def cmaes_paths(setup, evo, start, generations: int) -> None:
     doc["evaluation"] = {"duration": setup.duration}
     for name, value in zip(evo.space.names, start):
         doc["genotype"]["vector"]["genes"][name]["start"] = float(value)
+    evaluations = 1 + generations * popsize
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "cmaes.yaml"
         path.write_text(yaml.safe_dump(doc, sort_keys=False))
         cma_evo = load_evolution(path, allow_outside=True)
-        with LocalExecutor(1) as executor:
-            warm_up(executor, setup, evo.space.phenotype(start))
+        executor = _warm(1)
+        try:
             t = time.perf_counter()
-            checkpoint = evolve(cma_evo, Path(folder), executor, generations=generations, quiet=True)
-            ours = (time.perf_counter() - t) / (1 + generations * popsize)
+            checkpoint = evolve(cma_evo, Path(folder), executor, generations=generations,
+                                quiet=True)
+            ours = (time.perf_counter() - t) / evaluations
+        finally:
+            executor.__exit__(None, None, None)
     span = evo.space.high - evo.space.low
-    es = cma.CMAEvolutionStrategy((start - evo.space.low) / span, 0.05,
-                                  {"bounds": [0, 1], "popsize": popsize, "seed": 1, "verbose": -9})
-    metrics = setup.metrics
-    t = time.perf_counter()
-    pipeline.evaluate(setup.scene, evo.space.phenotype(start), metrics, duration=setup.duration)
-    best = -np.inf
-    for _ in range(generations):
-        unit = es.ask()
-        values = []
-        for u in unit:
-            m = pipeline.evaluate(setup.scene, evo.space.phenotype(evo.space.low + np.array(u) * span), metrics,
-                                  duration=setup.duration)
-            values.append(-m["survival"] * m["forward"])
-        es.tell(unit, values)
-        best = max(best, -min(values))
-    direct = (time.perf_counter() - t) / (1 + generations * popsize)
-    print(f"CMA-ES, popsize {popsize}, {generations} generations of {setup.duration:g} s evaluations: "
-          f"corpus evolve path {ours:.3f} s per evaluation (best {checkpoint.best.fitness:.1f}), "
-          f"cma + pipeline.evaluate {direct:.3f} s (best {best:.1f}): ratio {ours / direct:.3f}")
+    direct = {}
+    for name in ("evaluate_individuals", "pipeline.evaluate"):
+        es = cma.CMAEvolutionStrategy((start - evo.space.low) / span, 0.05,
+                                      {"bounds": [0, 1], "popsize": popsize, "seed": 1, "verbose": -9})
+        t = time.perf_counter()
+        best = -np.inf
+        for g in range(generations + 1):
+            unit = [(start - evo.space.low) / span] if g == 0 else es.ask()
+            phenotypes = [evo.space.phenotype(evo.space.low + np.array(u) * span) for u in unit]
+            if name == "pipeline.evaluate":  # a scene compiled per individual
+                values = [m["survival"] * m["forward"] for m in
+                          (pipeline.evaluate(setup.scene, p, setup.metrics, duration=setup.duration) for p in phenotypes)]
+            else:
+                values = [r["fitness"] for r in evaluate_individuals((setup, [(p, 0) for p in phenotypes], 1))]
+            if g:
+                es.tell(unit, [-v for v in values])
+            best = max(best, max(values))
+        direct[name] = (time.perf_counter() - t) / evaluations
+    print(f"CMA-ES, popsize {popsize}, {generations} generations of {setup.duration:g} s evaluations, time per "
+          f"evaluation: corpus evolve (1 worker, database, checkpoints, gallery) {ours * 1e3:.1f} ms "
+          f"(best {checkpoint.best.fitness:.1f}); cma + the same evaluate_individuals in one process "
+          f"{direct['evaluate_individuals'] * 1e3:.1f} ms: ratio {ours / direct['evaluate_individuals']:.3f}; "
+          f"cma + pipeline.evaluate (compiles each individual's scene) {direct['pipeline.evaluate'] * 1e3:.1f} ms")
 
 
 def main() -> None:
@@ -155,6 +164,8 @@ def main() -> None:
     args = ap.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     evo, setup, start = bundled_setup(args.duration)
+    global SETUP_SHORT, OVERRIDES
+    SETUP_SHORT, OVERRIDES = dataclasses.replace(setup, duration=0.5), evo.space.phenotype(start)
     per_core(setup, evo.space.phenotype(start), args.calls)
     speed_up(setup, evo, start, args.individuals)
     cmaes_paths(setup, evo, start, args.generations)

@@ -79,6 +79,77 @@ def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
     return measure(setup, sim, run_until(sim, setup, time.perf_counter()))
 
 
+def evaluate_individuals(task) -> list[dict]:
+    """(setup, [(overrides, seed), ...], workers) -> a result per individual, as
+    evaluate_individual gives it; `workers` share this machine's cores (threads of the batch). Individuals whose genes are all FSM parameters of a particle scene run side by
+    side in one kernel call per chunk (pipeline/particles/batch.py), the same to the bit as
+    one by one; the others one by one. A batch individual's wall time is its share of the
+    batch's, in proportion to its force evaluations (what it would have taken alone), and
+    the time limit applies to that."""
+    setup, items, workers = task
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    out: list[dict | None] = [None] * len(items)
+    batch = []
+    for k, (overrides, seed) in enumerate(items):
+        try:
+            sim = _parameter_simulation(setup, overrides, seed)
+        except CorpusError:
+            sim = None  # evaluate_individual reports it
+        if sim is None:
+            out[k] = evaluate_individual((setup, overrides, seed))
+        else:
+            batch.append((k, sim, sim.data))  # the next reset gives the simulation new data
+    if batch:
+        for (k, _, _), result in zip(batch, _evaluate_batch(setup, batch[0][1], [d for _, _, d in batch], threads)):
+            out[k] = result
+    return out
+
+
+def _evaluate_batch(setup: Setup, sim, datas: list, threads: int) -> list[dict]:
+    from pipeline.particles.batch import Batch
+
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    duration = sim.scene.simulation.duration if setup.duration is None else setup.duration
+    frames = max(0, int(math.ceil(duration / sim.dt - 1e-9)))
+    per_chunk = max(1, int(round(setup.chunk / sim.dt)))
+    stop = NO_STOP
+    if setup.stop:
+        stop = (sim.model.body_names.index(setup.stop.body), setup.stop.axis, setup.stop.level, int(setup.stop.rising))
+    batch = Batch(sim, datas, frames, stop, threads)
+    wall = np.zeros(len(datas))
+    timeouts: dict[int, str] = {}
+    with watching() as compiles:
+        while batch.running():
+            work, started, compiled = batch.work(), time.perf_counter(), compiles.seconds
+            batch.advance(per_chunk)
+            spent = time.perf_counter() - started - (compiles.seconds - compiled)
+            share = batch.work() - work
+            wall += spent * share / max(share.sum(), 1)
+            for k in np.flatnonzero(batch.active):
+                if setup.time_limit is not None and wall[k] > setup.time_limit:
+                    timeouts[k] = (f"timeout: more than {setup.time_limit:g} s of wall time "
+                                   f"({batch.done * sim.dt:g} of {duration:g} simulated s done)")
+                    batch.abandon(k, None)
+    results = []
+    for k in range(len(datas)):
+        started = time.perf_counter()
+        out = {"worker": worker}
+        try:
+            if k in timeouts:
+                out.update(error=timeouts[k], timeout=True)
+            elif batch.errors[k] is not None:
+                raise batch.errors[k]
+            else:
+                out.update(measure(setup, sim, batch.recording(k)))
+        except CorpusError as exc:
+            out["error"] = "\n".join(str(p) if p.file else p.message for p in exc.problems)
+        except Exception as exc:  # the machine's arithmetic, the user's fitness function
+            out["error"] = f"{type(exc).__name__}: {exc}"
+        out["wall"] = float(wall[k]) + time.perf_counter() - started
+        results.append(out)
+    return results
+
+
 # a gene over a particle creature's FSM parameter (creatures[i].with.controller.params.name)
 _FSM_PARAM = re.compile(r"creatures\[(\d+)\]\.with\.controller\.params\.([A-Za-z_]\w*)")
 
@@ -88,6 +159,18 @@ def simulation(setup: Setup, overrides: dict, seed: int):
     of particle creatures are written into the machines of the base scene's simulation,
     compiled once per worker (compiling the overridden scene would cost more than a minute
     of simulated hopping); any other gene compiles the scene with the overrides."""
+    from pipeline.simulate.evaluate import simulation_for
+
+    sim = _parameter_simulation(setup, overrides, seed)
+    if sim is None:
+        sim = simulation_for(setup.scene, {**overrides, "simulation.seed": int(seed)})
+        sim.reset()
+    return sim
+
+
+def _parameter_simulation(setup: Setup, overrides: dict, seed: int):
+    """The base scene's particle simulation reset with the individual's seed and FSM
+    parameters, or None when a gene is anything else."""
     from pipeline.particles.simulation import ParticleSimulation
     from pipeline.simulate.evaluate import simulation_for
 
@@ -95,19 +178,15 @@ def simulation(setup: Setup, overrides: dict, seed: int):
     for path, value in overrides.items():
         m = _FSM_PARAM.fullmatch(path)
         if m is None:
-            params = None
-            break
+            return None
         params[int(m[1]), m[2]] = value
-    if params is not None:
-        sim = simulation_for(setup.scene, {})
-        vectors = sim.param_vectors(params) if isinstance(sim, ParticleSimulation) else None
-        if vectors is not None:
-            sim.reset(seed=int(seed))
-            for creature, vector in vectors.items():
-                sim.set_params(creature, vector)
-            return sim
-    sim = simulation_for(setup.scene, {**overrides, "simulation.seed": int(seed)})
-    sim.reset()
+    sim = simulation_for(setup.scene, {})
+    vectors = sim.param_vectors(params) if isinstance(sim, ParticleSimulation) else None
+    if vectors is None:
+        return None
+    sim.reset(seed=int(seed))
+    for creature, vector in vectors.items():
+        sim.set_params(creature, vector)
     return sim
 
 

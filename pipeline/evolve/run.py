@@ -18,7 +18,7 @@ from pipeline.errors import CorpusError
 from pipeline.evolve.algorithms import ALGORITHMS
 from pipeline.evolve.checkpoint import FILE, Best, Checkpoint
 from pipeline.evolve.database import Database
-from pipeline.evolve.evaluate import evaluate_individual
+from pipeline.evolve.evaluate import evaluate_individual, evaluate_individuals
 from pipeline.evolve.outputs import write_individual
 from pipeline.evolve.progress import Progress
 from pipeline.gallery import write_gallery
@@ -83,13 +83,36 @@ def resumed(evo, out: Path, db: Database) -> Checkpoint | None:
     return checkpoint
 
 
+def batches(n: int, workers: int) -> list[range]:
+    """Individuals 0..n-1 in one contiguous batch per worker (fewer when n is smaller)."""
+    size = -(-n // max(1, min(workers, n))) if n else 1
+    return [range(i, min(i + size, n)) for i in range(0, n, size)]
+
+
 def evaluate_generation(executor, evo, population, generation: int, db: Database, progress: Progress):
-    """Evaluate every individual; (fitness with NaN for failures, results by index)."""
+    """Evaluate every individual, a batch per worker (pipeline.evolve.evaluate.
+    evaluate_individuals: one kernel call for many where they share a model); (fitness
+    with NaN for failures, results by index)."""
     seeds = [evaluation_seed(evo.seed, generation, i) for i in range(len(population))]
     tasks = [(evo.setup, evo.space.phenotype(x), s) for x, s in zip(population, seeds)]
+    workers = getattr(executor, "jobs", 1)
+    groups = batches(len(tasks), workers)
     fitness = np.full(len(population), np.nan)
     results: list[dict] = [{}] * len(population)
-    for i, result, error in executor.map(evaluate_individual, tasks):
+
+    def outcomes():
+        lost = []
+        for b, batch, error in executor.map(evaluate_individuals, [(evo.setup, [t[1:] for t in tasks[g.start:g.stop]],
+                                                                     workers) for g in groups]):
+            if error is None:
+                yield from zip(groups[b], batch, [None] * len(batch))
+            else:  # its worker died: one at a time, so that only the individual that kills it fails
+                lost += groups[b]
+        if lost:
+            for k, result, error in executor.map(evaluate_individual, [tasks[i] for i in lost]):
+                yield lost[k], result, error
+
+    for i, result, error in outcomes():
         if error is not None:  # the worker itself died (evaluate_individual never raises)
             result = {"error": f"the worker was lost: {type(error).__name__}: {error}"}
         result["seed"] = seeds[i]

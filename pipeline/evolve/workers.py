@@ -25,6 +25,10 @@ class Workers:
     def __exit__(self, *exc):
         return self.executor.__exit__(*exc)
 
+    @property
+    def jobs(self) -> int:
+        return self.executor.jobs
+
     def restart(self) -> None:
         self.executor.__exit__(None, None, None)
         self.executor = self.make().__enter__()

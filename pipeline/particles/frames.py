@@ -1,8 +1,9 @@
 """Runs of frames in one kernel call: each frame the creatures' machines (pipeline/particles/
 machines.py), then the integrator with its floor events (integrators.advance), the runaway
 check (pipeline/runaway.py's bounds) and every `every`-th frame a record and the stop
-condition. `run_frames` is one run; `run_batch` runs many runs of one model side by side
-(numba `prange`), each with its own state, machines' memory, actuated forces and records.
+condition. `run_frames` is one run; `run_batch` runs many runs of one model in one call, each
+with its own state, machines' memory, actuated forces and records, without the GIL (numba's
+`prange` cannot hand the model's named tuples of arrays to its threads; Python threads can).
 
 A frame is exactly what ParticleSimulation.step did with the machines in Python: the same
 operations in the same order, so a run is the same to the bit.
@@ -117,16 +118,17 @@ def run_frames(m, c, live, method, pos, vel, t, frame, dt, substep, nsub, counte
     return DONE, nframes, t, frame, nrec, OK
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def run_batch(m, c, sp_rest, an_rest, tq_torque, cf_mag, method, pos, vel, t, frame, dt, substep, nsub,
               counters, slots, states, nframes, limits, horizon, record_first, every, stop, var_slots,
               rec_time, rec_pos, rec_vel, rec_state, rec_var, nrec, active, status, errors, columns,
-              sources, releases, jitter):
-    """`run_frames` for every run k with active[k], side by side: its state, live forces
+              sources, releases, jitter, first, last):
+    """`run_frames` for every run k in [first, last) with active[k], one after another
+    without the GIL (threads run disjoint ranges side by side): its state, live forces
     (rows of sp_rest, an_rest, tq_torque, cf_mag), machines' memory, records and bubble
     releases are row k of each array; it records from row nrec[k] on. Updates t, frame, nrec and sets status[k]
     and errors[k]."""
-    for k in numba.prange(pos.shape[0]):
+    for k in range(first, last):
         if not active[k]:
             continue
         live = Live(sp_rest[k], an_rest[k], tq_torque[k], cf_mag[k])

@@ -67,11 +67,11 @@ class ParticleSimulation:
         self.substep = self.dt / self.substeps
         self.method = INTEGRATOR_CODES[s.integrator]
         self.sensors = ParticleSensors(self)
-        self._columns, self._sources = column_arrays(model.spawners)
+        self.columns, self.sources = column_arrays(model.spawners)
         self.reset()
         n = self.model.nq
         reach = np.linalg.norm(model.pos0, axis=1) + model.arrays.radius
-        self._runaway = RunawayBounds([POSITION] * n + [VELOCITY] * n, length=float(reach.max(initial=0.0)),
+        self.runaway = RunawayBounds([POSITION] * n + [VELOCITY] * n, length=float(reach.max(initial=0.0)),
                                       dt=self.dt, gravity=float(np.linalg.norm(model.arrays.gravity)),
                                       duration=s.duration, speed0=float(np.abs(model.vel0).max(initial=0.0)))
 
@@ -188,13 +188,13 @@ class ParticleSimulation:
                 count = min(n - done, CHUNK)
                 t_next = d.time + self.dt
                 horizon = max(self.settings.duration, t_next)
-                limits = self._runaway.limits(t_next)
+                limits = self.runaway.limits(t_next)
                 generator = d.rng.bit_generator.state
                 releases, jitter = draw_releases(d.spawners, count, self.dt, d.rng)
                 status, did, d.time, d.frame, written, err = run_frames(
                     m.arrays, m.control, d.live, self.method, d.pos, d.vel, d.time, d.frame, self.dt,
                     self.substep, self.substeps, d.counters, slots, states, count, limits, horizon, first,
-                    every, stop, var_slots, *(r[nrec:] for r in rec), self._columns, self._sources,
+                    every, stop, var_slots, *(r[nrec:] for r in rec), self.columns, self.sources,
                     releases, jitter)
                 if did < count and d.spawners:  # draw again only what the frames done used
                     d.rng.bit_generator.state = generator
@@ -207,19 +207,21 @@ class ParticleSimulation:
                 if status == CONTROL_ERROR:
                     raise_error(err)
                 if status == RUNAWAY:
-                    self._check_state()
+                    self.check_state()
                 if status == STOPPED:
                     break
         finally:
             self._remember(slots, states)
         if not record:
             return None, status == STOPPED
-        return self._recording(*(r[:nrec] for r in rec)), status == STOPPED
+        return self.recording_of(d, *(r[:nrec] for r in rec)), status == STOPPED
 
-    def _recording(self, time, pos, vel, states, variables) -> Recording:
+    def recording_of(self, data, time, pos, vel, states, variables) -> Recording:
+        """The Recording of records a kernel wrote for a run of `data` (its machines name
+        the channels)."""
         m = self.model
         channels, k = {}, 0
-        for p, c in enumerate(self.data.controllers):
+        for p, c in enumerate(data.controllers):
             suffix = c.binding.suffix
             channels["fsm_state" + suffix] = states[:, p].copy()
             for name in c.runtime.program.variable_names:
@@ -229,19 +231,19 @@ class ParticleSimulation:
         return Recording(time, m.body_names, pos, quat, pos.reshape(len(time), -1).copy(),
                          vel.reshape(len(time), -1), channels)
 
-    def _check_state(self) -> None:
+    def check_state(self) -> None:
         """NaN/inf or a runaway (pipeline/runaway.py) is an error at the scene's `simulation:`
         naming the time, the mass and the coordinate."""
         d = self.data
         state = np.concatenate([d.pos.ravel(), d.vel.ravel()])
-        i = self._runaway.first_beyond(state, d.time)
+        i = self.runaway.first_beyond(state, d.time)
         if i < 0:
             return
         n = d.pos.size
         what = f"{'velocity' if i >= n else 'position'} {'xyz'[i % 3]}"
         mass = self.model.body_names[(i % n) // 3]
         why = ("has a non-finite state" if not np.isfinite(state[i])
-               else f"ran away: {what} = {self._runaway.describe(i, float(state[i]), d.time)}")
+               else f"ran away: {what} = {self.runaway.describe(i, float(state[i]), d.time)}")
         raise SimulationError(problem_at(self.scene.where, f"simulation unstable at t = {d.time:.6g} s: "
                                                            f"mass {mass!r} {why}; lower simulation.h", "simulation"))
 
