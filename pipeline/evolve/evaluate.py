@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import functools
 import math
+import multiprocessing
 import os
 import re
+import signal
 import socket
+import threading
 import time
 from dataclasses import dataclass
 
@@ -58,6 +61,7 @@ class EvaluationTimeout(Exception):
 def evaluate_individual(task) -> dict:
     """(setup, overrides, seed) -> {fitness, metrics, simulated_time, wall, worker} or
     {error, wall, worker}."""
+    _leave_ctrl_c_to_the_coordinator()
     setup, overrides, seed = task
     started = time.perf_counter()
     out = {"worker": f"{socket.gethostname()}:{os.getpid()}"}
@@ -74,6 +78,15 @@ def evaluate_individual(task) -> dict:
     return out
 
 
+def _leave_ctrl_c_to_the_coordinator() -> None:
+    """In a worker process: ignore SIGINT. Ctrl-C reaches the whole process group; the
+    coordinator checkpoints and stops its workers (SIGTERM), and a worker waiting for its
+    next task would print KeyboardInterrupt's traceback. (Dask runs tasks in threads of its
+    worker, which handles its signals itself.)"""
+    if multiprocessing.parent_process() is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
     sim = simulation(setup, overrides, seed)
     return measure(setup, sim, run_until(sim, setup, time.perf_counter()))
@@ -86,6 +99,7 @@ def evaluate_individuals(task) -> list[dict]:
     one by one; the others one by one. A batch individual's wall time is its share of the
     batch's, in proportion to its force evaluations (what it would have taken alone), and
     the time limit applies to that."""
+    _leave_ctrl_c_to_the_coordinator()
     setup, items, workers = task
     threads = max(1, (os.cpu_count() or 1) // workers)
     out: list[dict | None] = [None] * len(items)
