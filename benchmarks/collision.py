@@ -5,8 +5,10 @@ one run, on the same shapes and poses.
 
 1. Narrow phase: microseconds per distance/penetration query over the same random placed
    pairs of boxes, spheres, capsules, cylinders, ellipsoids, cones and hulls (40% of them
-   overlapping). Ours in a numba loop; coal's `distance` (signed) per call from Python,
-   and coal's time less the binding's fixed cost (a sphere-sphere call), its best case.
+   overlapping). Ours in one numba call over all pairs (`query_many`) and per call from
+   Python (`query`); coal's `distance` (signed) per call from Python, at its defaults and
+   at our distance tolerance, and coal's time less the binding's fixed cost (a
+   sphere-sphere call), its best case.
    Tolerances: ours 1e-10 on distances (1e-12 between cores of spheres and capsules),
    EPA 1e-10 on polytopes and 1e-6 on round shapes; coal at its defaults (1e-6, 1e-6).
 2. Full pass, 1000 boxes and spheres (3 sizes) of a bounce world: bounds, broad phase and
@@ -27,7 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -36,8 +37,8 @@ from benchmarks.aba import best_us  # noqa: E402
 from benchmarks.collision_bounce import Bounce, primitives  # noqa: E402
 from benchmarks.collision_peers import coal_shape, coal_transform  # noqa: E402
 from pipeline.collision.hashing import HierarchicalHash  # noqa: E402
-from pipeline.collision.manifold import contact  # noqa: E402
-from pipeline.collision.narrow import make_work, query_many  # noqa: E402
+from pipeline.collision.manifold import manifolds  # noqa: E402
+from pipeline.collision.narrow import make_work, query, query_many  # noqa: E402
 from pipeline.collision.shapes import BOX, pack  # noqa: E402
 from pipeline.collision.sweep import brute_force  # noqa: E402
 from pipeline.physics.spatial import quat_matrix  # noqa: E402
@@ -93,12 +94,29 @@ def narrow_vs_coal(n_pairs, batches):
         for _ in range(n * n_pairs):
             dist(s1, t1, s2, t2, req, res)
 
-    us_ours, us_coal, us_bind = best_us([ours, theirs, binding], 1, batches)
+    tight = coal.DistanceRequest()
+    tight.gjk_tolerance = 1e-10  # our gap on distances
+
+    def theirs_tight(n):
+        for _ in range(n):
+            for i in range(n_pairs):
+                dist(ga[i], ta[i], gb[i], tb[i], tight, res)
+
+    def ours_per_call(n):
+        for _ in range(n):
+            for i in range(n_pairs):
+                query(shapes, a[i], pA[i], ra[i], b[i], pB[i], rb[i], 0.0, 0.0, 0.0, wk)
+
+    query(shapes, a[0], pA[0], ra[0], b[0], pB[0], rb[0], 0.0, 0.0, 0.0, wk)
+    us_ours, us_coal, us_bind, us_tight, us_call = best_us(
+        [ours, theirs, binding, theirs_tight, ours_per_call], 1, batches)
     print(f"1. Narrow phase: {n_pairs} placed pairs of 7 shape kinds, "
-          f"{np.mean(out[:, 6] < 0):.0%} overlapping; us per query")
+          f"{np.mean(out[:, 6] < 0):.0%} overlapping; us per query (ours: query_many, one call)")
     row("coal.distance per call from Python", us_ours / n_pairs, us_coal / n_pairs)
     row("coal less its binding cost (sphere-sphere call)", us_ours / n_pairs,
         max(us_coal - us_bind, 1e-9) / n_pairs)
+    row("coal per call, gjk_tolerance 1e-10 (ours)", us_ours / n_pairs, us_tight / n_pairs)
+    row("ours per call from Python (query) vs coal's", us_call / n_pairs, us_coal / n_pairs)
 
 
 # ----- 2./3. full passes on a bounce world ---------------------------------------------------
@@ -136,17 +154,6 @@ def _grid():
     return HierarchicalHash(cell, HierarchicalHash.levels_for(cell, max(SIZES) * np.sqrt(3)))
 
 
-@numba.njit(cache=True)
-def manifolds(sh, shape, pos, rot, pairs, wk, points):
-    """Contact manifolds of every pair; returns the number of contact points."""
-    total = 0
-    for k in range(pairs.shape[0]):
-        a, b = pairs[k, 0], pairs[k, 1]
-        total += contact(sh, shape[a], pos[a], rot[a], shape[b], pos[b], rot[b], 0.0, 0.0, 0.0,
-                         wk, points)
-    return total
-
-
 def ours_pass(b, poses, grid=None):
     """A callable running our full pass over the frames; returns contact points found."""
     grid = grid or _grid()
@@ -154,7 +161,6 @@ def ours_pass(b, poses, grid=None):
     lo, hi = b.bounds()
     for o in range(len(lo)):
         grid.add(o, lo[o], hi[o])
-    points = np.zeros((4, 4))
     found = []
 
     def run(n):
@@ -163,7 +169,10 @@ def ours_pass(b, poses, grid=None):
             for pos, quat, rot in poses:
                 b.pos[:], b.rot[:] = pos, rot
                 grid.update(*b.bounds())
-                found.append(manifolds(b.shapes, b.shape, b.pos, b.rot, grid.pairs(), b.work, points))
+                pairs = grid.pairs()
+                points, first = np.empty((4 * len(pairs), 4)), np.empty(len(pairs) + 1, np.int64)
+                found.append(manifolds(b.shapes, b.shape, b.pos, b.rot, pairs, b.work, points,
+                                       first, np.empty((len(pairs), 3))))
     return run, found
 
 

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from pipeline.collision.narrow import make_work, query
-from pipeline.collision.shapes import pack, world_aabb
+from pipeline.collision.shapes import pack, world_boxes
 from pipeline.physics.spatial import quat_matrix
 
 PYRAMID = [[-0.5, -0.5, -0.5], [0.5, -0.5, -0.5], [0.5, 0.5, -0.5], [-0.5, 0.5, -0.5], [0, 0, 0.5]]
@@ -47,13 +47,6 @@ def _quat_matrix(q, R, i):
     m = quat_matrix(q[i, 0], q[i, 1], q[i, 2], q[i, 3])
     for k in range(9):
         R[i, k // 3, k % 3] = m[k]
-
-
-@numba.njit(cache=True)
-def boxes(sh, shape, pos, rot, box):
-    """World bounds (lo3, hi3 per row) of every object."""
-    for i in range(shape.shape[0]):
-        world_aabb(sh, shape[i], pos[i], rot[i], box, i)
 
 
 @numba.njit(cache=True)
@@ -127,7 +120,7 @@ class Bounce:
 
     def bounds(self):
         """(lo, hi) of every object now."""
-        boxes(self.shapes, self.shape, self.pos, self.rot, self.box)
+        world_boxes(self.shapes, self.shape, self.pos, self.rot, self.box)
         return self.box[:, :3], self.box[:, 3:]
 
     def move(self, dt: float):

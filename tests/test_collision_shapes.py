@@ -75,6 +75,23 @@ def test_world_bounds_hold_every_support_point():
         assert np.all(np.abs(pts.max(0) - out[0, 3:]) < 0.05)
 
 
+def test_world_bounds_are_the_support_values_along_the_axes():
+    """The closed-form bounds of the analytic shapes equal the support function's."""
+    sh = pack(SHAPES)
+    rng = np.random.default_rng(5)
+    out = np.zeros((1, 6))
+    for s in range(len(SHAPES)):
+        for rot in random_rotations(rng, 20):
+            pos = rng.normal(size=3)
+            world_aabb(sh, s, pos, rot, out, 0)
+            shp, pose = shape_tuple(sh, s), pose_tuple(pos, rot)
+            for k, e in enumerate(np.eye(3)):
+                hi = support(sh.verts, shp, pose, *e, True)[k]
+                lo = support(sh.verts, shp, pose, *-e, True)[k]
+                assert out[0, 3 + k] == pytest.approx(hi, abs=1e-12)
+                assert out[0, k] == pytest.approx(lo, abs=1e-12)
+
+
 def test_hull_merges_coplanar_triangles_into_faces():
     cube = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
     inner = np.random.default_rng(0).uniform(-0.9, 0.9, (50, 3))  # not on the hull

@@ -353,12 +353,14 @@ def pairs(st, alive):
     with each all-over one; (k, 2) rows i < j."""
     # arrays taken out of the tuple once: each access through it costs reference counts
     lo, hi, pa, pb, level, static = st.lo, st.hi, st.pa, st.pb, st.level, st.static
-    out = np.empty((64, 2), np.int64)
+    # room for every counted pair, written in place (growing on the way cost more than
+    # the whole scan)
+    out = np.empty((st.count[N_PAIRS] + 64, 2), np.int64)
     n = 0
     for i in range(pa.shape[0]):
         a, b = pa[i], pb[i]
         if a != EMPTY and boxes_overlap(lo, hi, a, b):
-            out = push_pair(out, n, a, b)
+            out[n, 0], out[n, 1] = a, b
             n += 1
     for o in range(alive.shape[0]):
         if not (alive[o] and level[o] == ALL_OVER):

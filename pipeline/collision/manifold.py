@@ -15,9 +15,10 @@ import math
 
 import numba
 
-from pipeline.collision.narrow import query
-from pipeline.collision.shapes import (BOX, CAPSULE, CYLINDER, FRUSTUM, HULL,
-                                       support_local)
+from pipeline.collision.analytic import closed_form
+from pipeline.collision.narrow import iterative, signed
+from pipeline.collision.shapes import (BOX, CAPSULE, CYLINDER, FRUSTUM, HULL, SPHERE,
+                                       shape_tuple, support_local)
 
 RIM = 8  # points of an end disk's polygon
 FLAT_TOL = 0.02  # sine of the angle within which a direction counts as along an axis
@@ -185,14 +186,14 @@ def _clip_to_reference(ref, nr, inc, ni, c1, c2):
 
 
 @numba.njit(cache=True)
-def _reduce(pts, m, mout):
+def _reduce(pts, m, mout, row):
     """Keep at most MAX_POINTS of the rows pts[:m] (x, y, z, depth): the deepest, the
     farthest from it, the one making the largest triangle with both, and the one adding
-    most area outside that triangle. Returns the count kept in mout."""
+    most area outside that triangle. Returns the count kept in mout from row `row` on."""
     if m <= MAX_POINTS:
         for i in range(m):
             for c in range(4):
-                mout[i, c] = pts[i, c]
+                mout[row + i, c] = pts[i, c]
         return m
     i0 = 0
     for i in range(m):
@@ -231,7 +232,7 @@ def _reduce(pts, m, mout):
     for i in (i0, i1, i2, i3):
         if i >= 0:
             for c in range(4):
-                mout[n, c] = pts[i, c]
+                mout[row + n, c] = pts[i, c]
             n += 1
     return n
 
@@ -265,9 +266,18 @@ def contact(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, mout):
     depth > 0): each point midway between the surfaces. The normal from A toward B is in
     wk.out[7:10] and the deepest pair of points, as `narrow.query` leaves them, in
     wk.out[0:6]."""
-    d = query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk)
+    d = signed(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, False)
     if not d < 0.0:
         return 0
+    if sh.kind[a] == SPHERE or sh.kind[b] == SPHERE:  # a sphere touches at one point
+        return _one_point(wk.out, d, mout, 0)
+    return _clipped(sh, a, pa, ra, b, pb, rb, d, wk, mout, 0)
+
+
+@numba.njit(cache=True)
+def _clipped(sh, a, pa, ra, b, pb, rb, d, wk, mout, row):
+    """`contact` of overlapping shapes (signed distance d) by reference-face clipping,
+    into mout from row `row` on."""
     out = wk.out
     nx, ny, nz = out[7], out[8], out[9]
     ka, ax, ay, az = _feature_world(sh, a, pa, ra, nx, ny, nz, wk.fa)
@@ -305,8 +315,46 @@ def contact(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, mout):
             if not _seen(wk.pts, kept, 1e-9 * span):
                 kept += 1
         if kept > 0:
-            return _reduce(wk.pts, kept, mout)
+            return _reduce(wk.pts, kept, mout, row)
+    return _one_point(out, d, mout, row)
+
+
+@numba.njit(cache=True, inline="always")
+def _one_point(out, d, mout, row):
+    """The one contact point midway between the deepest points of a query, as mout[row]."""
     for c in range(3):
-        mout[0, c] = 0.5 * (out[c] + out[3 + c])
-    mout[0, 3] = -d
+        mout[row, c] = 0.5 * (out[c] + out[3 + c])
+    mout[row, 3] = -d
     return 1
+
+
+@numba.njit(cache=True)
+def manifolds(sh, shape, pos, rot, pairs, wk, points, first, normal):
+    """`contact` of many placed pairs: pair k is object pairs[k, 0] against pairs[k, 1],
+    object o being shape[o] at (pos[o], rot[o]). Pair k's points are the rows
+    first[k]:first[k + 1] of points (which needs room for four per pair), its normal from
+    the first object toward the second normal[k]. Returns the number of points.
+
+    The loop body is `contact`'s, written out: handing the `Shapes` and `Work` tuples to
+    a function per pair (inlined or not) cost more than the closed forms."""
+    res = wk.out
+    n = 0
+    for k in range(pairs.shape[0]):
+        first[k] = n
+        i, j = pairs[k, 0], pairs[k, 1]
+        A, B = shape_tuple(sh, shape[i]), shape_tuple(sh, shape[j])
+        if closed_form(A, pos[i], rot[i], B, pos[j], rot[j], False, res):
+            d = res[6]
+        else:
+            d = iterative(sh, shape[i], pos[i], rot[i], shape[j], pos[j], rot[j], 0.0, 0.0, 0.0,
+                          wk)
+        if d < 0.0:
+            if A[0] == SPHERE or B[0] == SPHERE:
+                n += _one_point(res, d, points, n)
+            else:
+                n += _clipped(sh, shape[i], pos[i], rot[i], shape[j], pos[j], rot[j], d, wk,
+                              points, n)
+            for c in range(3):
+                normal[k, c] = res[7 + c]
+    first[pairs.shape[0]] = n
+    return n

@@ -8,6 +8,10 @@ shape sunk deeper than its radius) does EPA run, on the cores, and the margins a
 added to its depth: that is exact as well, and EPA on the polytope cores ends exactly,
 where on a sphere it would only creep toward the depth.
 
+Spheres against spheres, capsules and boxes, and box pairs, have closed forms
+(analytic.py) that give the same answers without iterating; GJK and EPA take every other
+pair and the closed forms' degenerate cases.
+
 `Work` holds every scratch array one query needs; make one per thread with `make_work`.
 """
 from typing import NamedTuple
@@ -15,14 +19,12 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from pipeline.collision.analytic import CORE_TOL, closed_form
 from pipeline.collision.epa import (MAX_EDGES, MAX_FACES, MAX_VERTS, POLYTOPE_TOL, ROUND_TOL,
                                    epa)
 from pipeline.collision.gjk import MARGIN_TOL, OVERLAP, REL_TOL, gjk
 from pipeline.collision.shapes import CYLINDER, ELLIPSOID, FRUSTUM, pose_tuple, shape_tuple
 
-# cores nearer than this fraction of their size have no reliable direction between
-# their closest points: treat them as meeting and let EPA find the normal
-CORE_TOL = 1e-9
 FEATURE_POINTS = 32  # room for a face loop (hulls) or a clipped polygon
 
 
@@ -71,13 +73,29 @@ def _apart(out, pa, pb):
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
     """Signed distance of shape a at (pa, ra) to shape b at (pb, rb), world <- shape.
 
     Returns the signed distance (< 0: penetration depth) and leaves in wk.out: [0:3] the
     point of A nearest B (deepest in B when overlapping), [3:6] that of B, [6] the signed
     distance, [7:10] the unit normal from A toward B. (gx, gy, gz) guesses pA - pB."""
+    return signed(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, True)
+
+
+@numba.njit(cache=True)
+def signed(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, exact_gap):
+    """`query`; with exact_gap False, apart shapes may return any non-negative lower
+    bound of their distance (and leave the rest of wk.out unset): all a contact needs."""
+    out = wk.out
+    if not closed_form(shape_tuple(sh, a), pa, ra, shape_tuple(sh, b), pb, rb, exact_gap, out):
+        iterative(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk)
+    return out[6]
+
+
+@numba.njit(cache=True)
+def iterative(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
+    """`query` by GJK and EPA (the pairs without a closed form)."""
     out = wk.out
     A, B = shape_tuple(sh, a), shape_tuple(sh, b)
     PA, PB = pose_tuple(pa, ra), pose_tuple(pb, rb)
@@ -100,11 +118,18 @@ def query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
     out[6] = sign * abs(out[6]) - ma - mb
     return out[6]
 
+
 @numba.njit(cache=True)
 def query_many(sh, a, b, pos_a, rot_a, pos_b, rot_b, wk, out):
     """`query` for many placed pairs: row i is shape a[i] at (pos_a[i], rot_a[i]) against
-    b[i] at (pos_b[i], rot_b[i]); out[i] = wk.out of that query (10 numbers)."""
+    b[i] at (pos_b[i], rot_b[i]); out[i] = wk.out of that query (10 numbers).
+
+    The loop body is `query`'s, written out: handing the `Shapes` and `Work` tuples to a
+    function per pair (inlined or not) costs more than a closed form."""
+    res = wk.out
     for i in range(a.shape[0]):
-        query(sh, a[i], pos_a[i], rot_a[i], b[i], pos_b[i], rot_b[i], 0.0, 0.0, 0.0, wk)
+        if not closed_form(shape_tuple(sh, a[i]), pos_a[i], rot_a[i], shape_tuple(sh, b[i]),
+                           pos_b[i], rot_b[i], True, res):
+            iterative(sh, a[i], pos_a[i], rot_a[i], b[i], pos_b[i], rot_b[i], 0.0, 0.0, 0.0, wk)
         for c in range(10):
-            out[i, c] = wk.out[c]
+            out[i, c] = res[c]

@@ -149,18 +149,64 @@ def support(verts, shp, pose, dx, dy, dz, full):
 
 
 @numba.njit(cache=True)
-def world_aabb(sh, s, pos, rot, out, row):
-    """Tight axis-aligned bounds of shape s at (pos, rot) into out[row] = (lo3, hi3):
-    the support points along the six world axes."""
+def _hull_aabb(sh, s, pos, rot, out, row):
+    """world_aabb of a hull, by its support points."""
     shp, pose = shape_tuple(sh, s), pose_tuple(pos, rot)
     for k in range(3):
         e0 = 1.0 if k == 0 else 0.0
         e1 = 1.0 if k == 1 else 0.0
         e2 = 1.0 if k == 2 else 0.0
-        hi = support(sh.verts, shp, pose, e0, e1, e2, True)
-        lo = support(sh.verts, shp, pose, -e0, -e1, -e2, True)
-        out[row, k] = lo[k]
-        out[row, 3 + k] = hi[k]
+        out[row, k] = support(sh.verts, shp, pose, -e0, -e1, -e2, True)[k]
+        out[row, 3 + k] = support(sh.verts, shp, pose, e0, e1, e2, True)[k]
+
+
+@numba.njit(cache=True, inline="always")
+def _analytic_aabb(shp, pos, rot, out, row):
+    """world_aabb of an analytic shape (tuple, shape_tuple) in closed form: world axis k
+    is row k of rot in the shape frame, and the bounds are the support values along it."""
+    kind, p0, p1, p2, r = shp[0], shp[1], shp[2], shp[3], shp[4]
+    for k in range(3):
+        a0, a1, a2 = rot[k, 0], rot[k, 1], rot[k, 2]
+        up = down = 0.0  # support values along +e_k and -e_k
+        if kind == BOX:
+            up = down = abs(a0) * p0 + abs(a1) * p1 + abs(a2) * p2
+        elif kind == SPHERE:
+            up = down = r * math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        elif kind == CAPSULE:
+            up = down = abs(a2) * p0 + r * math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        elif kind == CYLINDER:
+            up = down = p0 * math.sqrt(a0 * a0 + a1 * a1) + p1 * abs(a2)
+        elif kind == ELLIPSOID:
+            up = down = math.sqrt((p0 * a0) ** 2 + (p1 * a1) ** 2 + (p2 * a2) ** 2)
+        else:  # FRUSTUM: the farther of its two rim circles
+            rho = math.sqrt(a0 * a0 + a1 * a1)
+            up = max(p0 * rho, p1 * rho + p2 * a2)
+            down = max(p0 * rho, p1 * rho - p2 * a2)
+        out[row, k] = pos[k] - down
+        out[row, 3 + k] = pos[k] + up
+
+
+@numba.njit(cache=True)
+def world_aabb(sh, s, pos, rot, out, row):
+    """Tight axis-aligned bounds of shape s at (pos, rot) into out[row] = (lo3, hi3):
+    the support values along the six world axes."""
+    if sh.kind[s] == HULL:
+        _hull_aabb(sh, s, pos, rot, out, row)
+    else:
+        _analytic_aabb(shape_tuple(sh, s), pos, rot, out, row)
+
+
+@numba.njit(cache=True)
+def world_boxes(sh, shape, pos, rot, out):
+    """world_aabb of many objects: object i is shape[i] at (pos[i], rot[i]), into out[i].
+    (The loop reads the shapes itself: handing the `Shapes` tuple to a function per
+    object cost ten times the bounds' arithmetic.)"""
+    for i in range(shape.shape[0]):
+        shp = shape_tuple(sh, shape[i])
+        if shp[0] == HULL:
+            _hull_aabb(sh, shape[i], pos[i], rot[i], out, i)
+        else:
+            _analytic_aabb(shp, pos[i], rot[i], out, i)
 
 
 def bounding_radius(shapes: Shapes, s: int) -> float:

@@ -111,22 +111,39 @@ def _shape_pose(bs, s, b, xpos, xrot, pos, rot):
                          + R[i, 2] * bs.rot[s, 2, j])
 
 
+@numba.njit(cache=True, inline="always")
+def _within_reach(pair, reach, q, xpos):
+    """True when the bounding spheres of pair q's bodies meet. (Arrays, not the
+    BodyShapes tuple: a tuple of arrays handed to a function per pair costs reference
+    counts of every array in it.)"""
+    a, b = pair[q, 0], pair[q, 1]
+    dx, dy, dz = xpos[a, 0] - xpos[b, 0], xpos[a, 1] - xpos[b, 1], xpos[a, 2] - xpos[b, 2]
+    return dx * dx + dy * dy + dz * dz <= (reach[a] + reach[b]) ** 2
+
+
+@numba.njit(cache=True)
+def _any_within_reach(pair, reach, xpos):
+    for q in range(pair.shape[0]):
+        if _within_reach(pair, reach, q, xpos):
+            return True
+    return False
+
+
 @numba.njit(cache=True)
 def shape_collisions(bs, cs, xpos, xrot, vbody, fext):
     """Every listed body pair whose bounding spheres meet: each pair of their shapes'
     contact manifold (up to four points), the collision law at every point."""
-    pair = bs.pair
-    if pair.shape[0] == 0:
-        return
+    pair, reach = bs.pair, bs.reach
+    if not _any_within_reach(pair, reach, xpos):
+        return  # most evaluations: no scratch arrays to allocate
     wk = make_work()
     pa, ra, pb, rb = np.empty(3), np.empty((3, 3)), np.empty(3), np.empty((3, 3))
     points = np.empty((4, 4))
-    start, reach, radius = bs.start, bs.reach, bs.radius
+    start, radius = bs.start, bs.radius
     for q in range(pair.shape[0]):
-        a, b = pair[q, 0], pair[q, 1]
-        dx, dy, dz = xpos[a, 0] - xpos[b, 0], xpos[a, 1] - xpos[b, 1], xpos[a, 2] - xpos[b, 2]
-        if dx * dx + dy * dy + dz * dz > (reach[a] + reach[b]) ** 2:
+        if not _within_reach(pair, reach, q, xpos):
             continue
+        a, b = pair[q, 0], pair[q, 1]
         for sa in range(start[a], start[a + 1]):
             _shape_pose(bs, sa, a, xpos, xrot, pa, ra)
             for sb in range(start[b], start[b + 1]):
