@@ -168,8 +168,7 @@ def ours_pass(b, poses, grid=None):
             found.clear()
             for pos, quat, rot in poses:
                 b.pos[:], b.rot[:] = pos, rot
-                grid.update(*b.bounds())
-                pairs = grid.pairs()
+                pairs = grid.update_pairs(*b.bounds())
                 points, first = np.empty((4 * len(pairs), 4)), np.empty(len(pairs) + 1, np.int64)
                 found.append(manifolds(b.shapes, b.shape, b.pos, b.rot, pairs, b.work, points,
                                        first, np.empty((len(pairs), 3))))

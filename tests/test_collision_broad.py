@@ -74,8 +74,11 @@ def bounce_run(steps, n=48, seed=0, world=8.0):
                     grid.remove(o)
                     alive[o] = False
                     seen["removed"] += 1
-        grid.update(lo, hi)
-        got = grid.pairs()
+        if step % 2:  # both ways of asking: one call, or update then pairs
+            got = grid.update_pairs(lo, hi)
+        else:
+            grid.update(lo, hi)
+            got = grid.pairs()
         # the references see the objects out of the hash as boxes of NaN: they overlap nothing
         out = ~alive
         rlo, rhi = np.where(out[:, None], np.nan, lo), np.where(out[:, None], np.nan, hi)

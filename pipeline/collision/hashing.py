@@ -375,6 +375,17 @@ def pairs(st, alive):
 
 
 @numba.njit(cache=True)
+def update_pairs(st, lo, hi, alive):
+    """`update` of every object, then `pairs`, in one call (from Python each call unpacks
+    the whole State). Returns (-1, pairs), or (the object to resume at, no pairs) when a
+    table must grow first."""
+    start = update(st, lo, hi, alive, 0, alive.shape[0])
+    if start >= 0:
+        return start, np.empty((0, 2), np.int64)
+    return start, pairs(st, alive)
+
+
+@numba.njit(cache=True)
 def clear(st):
     """Empty every table and take every object out (their boxes and flags stay)."""
     st.tkey[:, 3] = EMPTY
@@ -507,3 +518,13 @@ class HierarchicalHash:
 
     def pairs(self) -> np.ndarray:
         return pairs(self.state, self.alive)
+
+    def update_pairs(self, lo, hi) -> np.ndarray:
+        """`update` then `pairs`, in one kernel call unless a table must grow."""
+        lo, hi = np.ascontiguousarray(lo, float), np.ascontiguousarray(hi, float)
+        start, found = update_pairs(self.state, lo, hi, self.alive)
+        if start < 0:
+            return found
+        self._grow(start)
+        self._run(lo, hi, start, len(self.alive))
+        return self.pairs()
