@@ -22,13 +22,14 @@ from pipeline.physics.model import BALL, REVOLUTE
 PARAMS = ("speed", "step_time", "step_height", "step_width", "lean", "knee_bend", "alpha",
           "ipm_gain", "ipm_gain_coronal", "max_step", "k_v", "coronal_kp", "coronal_kd",
           "max_force_sagittal", "max_force_coronal", "stand_kp", "stand_kd", "ipm",
-          "gravity_compensation", "velocity_tuning")
+          "gravity_compensation", "velocity_tuning", "yaw_friction", "twist_damping")
 (SPEED, STEP_TIME, STEP_HEIGHT, STEP_WIDTH, LEAN, KNEE_BEND, ALPHA, IPM_GAIN, IPM_GAIN_COR, MAX_STEP, K_V,
- COR_KP, COR_KD, MAX_F_SAG, MAX_F_COR, STAND_KP, STAND_KD, IPM, GC, VT) = range(len(PARAMS))
+ COR_KP, COR_KD, MAX_F_SAG, MAX_F_COR, STAND_KP, STAND_KD, IPM, GC, VT, YAW_FRICTION, TWIST_DAMPING) = range(len(PARAMS))
 # st: the controller's state: stance side (0 left, 1 right), phase, walking (0/1), the side
 # the COM shifts toward before a first step (-1: none), the slewed desired heading, the
-# nominal pelvis height
-STANCE, PHASE, WALKING, STARTING, HEADING, H0 = range(6)
+# nominal pelvis height, the desired heading's rate (rad/s), the heading the swing foot
+# lands facing (the anticipatory foot plant of a turn)
+STANCE, PHASE, WALKING, STARTING, HEADING, H0, HEADING_RATE, SWING_HEADING = range(8)
 
 G = 9.8
 FD_TIME = 0.001  # s, the swing path's finite-difference step for desired joint rates
@@ -90,7 +91,7 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
     if par[VT] > 0.5 or not walking:
         extra = _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, par, st, fwd, left, tau)
     _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau)
-    _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, st, tau, ctrl, damping)
+    _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping)
 
 
 @numba.njit(cache=True)
@@ -116,9 +117,12 @@ def _swing_leg(R, x, com, com_vel, idx, thigh, shin, par, st, swing_start, knots
     hip = x[idx[slot(swing, UPPER_LEG)]]
     ground = stance_ankle[2]  # flat-footed stance ankle height
     phi = st[PHASE]
-    R_thigh, knee = _leg_at(phi, swing_start, target, ground, hip, thigh, shin, fwd, par, knots)
+    # the IK plane (and with it the thigh's twist, so the foot's yaw) faces the heading the
+    # foot should land with
+    plane = rot_z(st[SWING_HEADING])[:, 0].copy()
+    R_thigh, knee = _leg_at(phi, swing_start, target, ground, hip, thigh, shin, plane, par, knots)
     R_next, knee_next = _leg_at(phi + FD_TIME / par[STEP_TIME], swing_start, target, ground, hip, thigh,
-                                shin, fwd, par, knots)
+                                shin, plane, par, knots)
     hip_k = slot(swing, UPPER_LEG) - 1
     knee_k = slot(swing, LOWER_LEG) - 1
     w_hip = log_rot(mtm(R_thigh, R_next)) / FD_TIME
@@ -259,28 +263,34 @@ def _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau):
     pel = idx[PELVIS]
     Rp = R[pel]
     R_root = mm(rot_z(st[HEADING]), rot_y(par[LEAN] * LEAN_PELVIS))
-    t_root = clamp_norm(mv(Rp, kp * log_rot(mtm(Rp, R_root))) - kd * omega[pel], tmax) + extra
+    w_err = omega[pel].copy()
+    w_err[2] -= st[HEADING_RATE]  # the desired heading turns: track its rate, not rest
+    t_root = clamp_norm(mv(Rp, kp * log_rot(mtm(Rp, R_root))) - kd * w_err, tmax) + extra
     total = max(grf[0], 0.0) + max(grf[1], 0.0)
     if total <= 0.0:
         t_root[:] = 0.0  # no ground force: the pelvis cannot be pushed on
     hip0, hip1 = idx[slot(0, UPPER_LEG)], idx[slot(1, UPPER_LEG)]
     makeup = -t_root - tau[idx[LOWER_BACK]] - tau[hip0] - tau[hip1]
-    if st[WALKING] > 0.5:
-        # all of it on the stance hip (thesis Eq. 2.3): the released code's split by the
-        # ground-force share loads the trailing hip right after a strike, and the new
-        # stance foot, barely loaded yet, slid backwards 0.3 m per step
-        tau[idx[slot(int(st[STANCE]), UPPER_LEG)]] += makeup
-    else:
-        for s in range(2):
-            share = max(grf[s], 0.0) / total if total > 0.0 else 0.5
-            tau[idx[slot(s, UPPER_LEG)]] += share * makeup
     for s in range(2):
+        if st[WALKING] > 0.5:
+            # all of it on the stance hip (thesis Eq. 2.3): the released code's split by the
+            # ground-force share loads the trailing hip right after a strike, and the new
+            # stance foot, barely loaded yet, slid backwards 0.3 m per step
+            share = 1.0 if s == int(st[STANCE]) else 0.0
+        else:
+            share = max(grf[s], 0.0) / total if total > 0.0 else 0.5
+        # what root control twists a hip about the vertical goes through the foot into the
+        # ground, which holds at most mu F_n r of it: more spins the foot, and the stance with it
+        add = share * makeup
+        most = par[YAW_FRICTION] * max(grf[s], 0.0)
+        add[2] = clip(add[2], -most, most)
         h = idx[slot(s, UPPER_LEG)]
+        tau[h] += add
         tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
 
 
 @numba.njit(cache=True)
-def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, st, tau, ctrl, damping):
+def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping):
     """World joint torques -> generalized forces; a fallen biped goes limp (SIMBICON's
     blend-out by root height)."""
     h = x[idx[PELVIS], 2] / st[H0]
@@ -295,6 +305,11 @@ def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, st, tau, ctrl, damping
         root_controlled = hip and (not walking or k == slot(stance, UPPER_LEG) - 1)
         for i in range(n):
             damping[va + i] = 0.0 if root_controlled else jgain[k, 1] * scale
+        if root_controlled:
+            # the twist (the thigh's long axis) keeps its damping: undamped, a stance leg
+            # whose foot rolls onto an edge spins about it (the released code's optional
+            # stance-hip damping)
+            damping[va + 2] = par[TWIST_DAMPING] * jgain[k, 1] * scale
         t = tau[b] * scale
         if jtype[k] == BALL:
             ctrl[va:va + 3] = mtv(R[b], t)

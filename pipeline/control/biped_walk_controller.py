@@ -27,8 +27,8 @@ import numpy as np
 from pipeline.control.biped_gait import CatmullRom, StanceMachine
 from pipeline.control.biped_pd import heading_of
 from pipeline.control.biped_rig import FOOT, PELVIS, SIDES, Frame, Rig, slot
-from pipeline.control.biped_torques import (H0, HEADING, PARAMS, PHASE, STANCE, STARTING, WALKING,
-                                            biped_torques)
+from pipeline.control.biped_torques import (H0, HEADING, HEADING_RATE, PARAMS, PHASE, SPEED, STANCE,
+                                            STARTING, SWING_HEADING, WALKING, biped_torques)
 from pipeline.control.commands import forward_to_controller, located, register_command, register_controller_kind
 from pipeline.errors import CorpusError
 
@@ -58,8 +58,15 @@ DEFAULTS = {
     "ipm": True,             # layers, for ablations
     "gravity_compensation": True,
     "velocity_tuning": True,
+    "twist_damping": 1.0,    # the root-controlled hips' twist damping, a fraction of the hip's kd
+    "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
     "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],  # y(phi) above the stance height
 }
+# turning, as the released code's TurnController (digest §3.2.6): a turn of more than
+# BIG_TURN rad starts at the next foot-strike; while the heading is more than TURN_DONE rad
+# from the command, V_d is clamped to TURN_SPEED, or TURN_SPEED_SHARP for turns over SHARP_TURN
+BIG_TURN, TURN_DONE, SHARP_TURN = 1.0, 0.2, 2.5
+TURN_SPEED, TURN_SPEED_SHARP = (-0.5, 0.6), (-0.2, 0.3)
 COMMAND_KEYS = ("mode", "speed", "heading", "step_time", "step_height", "step_width", "lean",
                 "knee_bend", "alpha")
 
@@ -88,9 +95,12 @@ class BipedWalk:
         height = CatmullRom(params["swing_height"])
         self.knots = np.array([height.t, height.v, height.m])
         self.target = np.zeros(3)  # the swing foot's placement (world)
+        self.turn_goal = params["heading"]  # the heading being turned to (p["heading"] once started)
+        self.turn_size = 0.0
         self.frame = Frame(rig)
-        self.st = np.zeros(H0 + 1)  # the state the torque kernel reads (biped_torques.st)
+        self.st = np.zeros(SWING_HEADING + 1)  # the state the torque kernel reads (biped_torques.st)
         self.st[H0] = pelvis_height
+        self.st[SWING_HEADING] = heading0
         self.channel = {k: f"{name}_{k}" for k in ("stance", "phase", "walking", "fell", "speed_command",
                                                       "com_speed", "heading", "heading_command", "steps")}
 
@@ -103,6 +113,11 @@ class BipedWalk:
         if self.p["mode"] == "stand":
             self.walking = False
             self.starting = None
+        if "heading" in args:
+            size = abs(math.remainder(self.p["heading"] - self.heading, 2 * math.pi))
+            self.turn_size = size
+            if size <= BIG_TURN or not self.walking:
+                self.turn_goal = self.p["heading"]
         self.par[:] = [float(self.p[k]) for k in PARAMS]
 
     # ------------------------------------------------------------------ per frame
@@ -112,6 +127,10 @@ class BipedWalk:
         if f.touching or f.x[rig.idx[PELVIS], 2] < 0.5 * self.h0:
             self.fell = True
         self._slew_heading()
+        turning = abs(math.remainder(self.p["heading"] - self.heading, 2 * math.pi)) > TURN_DONE
+        # the released code's TurnController: slow down while turning, more for sharp turns
+        lo, hi = TURN_SPEED_SHARP if self.turn_size > SHARP_TURN else TURN_SPEED
+        self.par[SPEED] = min(max(self.p["speed"], lo), hi) if turning else self.p["speed"]
         if self.walking:
             if m.advance(self.dt, self.p["step_time"], f.grf[SIDES.index(m.swing)]):
                 self._foot_strike(f, t)
@@ -122,6 +141,13 @@ class BipedWalk:
         st[WALKING] = self.walking
         st[STARTING] = -1 if self.starting is None else SIDES.index(self.starting)
         st[HEADING] = self.heading
+        # the swing foot lands facing where the pelvis will head halfway through its stance;
+        # its twist turns toward that at twice the turn rate (a jump would twist the swing hip
+        # hard, and root control would put the reaction on the stance foot)
+        lead = self.p["turn_rate"] * self.p["step_time"] * (1.5 - m.phase)
+        goal = self.heading + max(-lead, min(lead, math.remainder(self.turn_goal - self.heading, 2 * math.pi)))
+        step = 2.0 * self.p["turn_rate"] * self.dt
+        st[SWING_HEADING] += max(-step, min(step, math.remainder(goal - st[SWING_HEADING], 2 * math.pi)))
         biped_torques(f.R, f.x, f.omega, f.body_com, f.com, f.com_vel, f.grf, rig.idx, rig.parent, rig.mass,
                       rig.total_mass, rig.jtype, rig.jvadr, rig.jaxes, rig.jgain, rig.jlimit, rig.jlimited,
                       rig.jmirror, rig.root_gains, rig.thigh, rig.shin, self.par, st, self.swing_start,
@@ -129,9 +155,11 @@ class BipedWalk:
         self._publish(d.channels, f)
 
     def _slew_heading(self) -> None:
-        err = math.remainder(self.p["heading"] - self.heading, 2 * math.pi)
+        err = math.remainder(self.turn_goal - self.heading, 2 * math.pi)
         step = self.p["turn_rate"] * self.dt
-        self.heading += max(-step, min(step, err))
+        turn = max(-step, min(step, err))
+        self.heading += turn
+        self.st[HEADING_RATE] = turn / self.dt
 
     def _foot(self, f: Frame, side: str) -> np.ndarray:
         return f.x[self.rig.idx[slot(SIDES.index(side), FOOT)]]
@@ -140,6 +168,7 @@ class BipedWalk:
         m = self.machine
         x = self._foot(f, m.stance)
         self.strikes.append((t, m.stance, float(x[0]), float(x[1])))
+        self.turn_goal = self.p["heading"]  # a sharp turn starts at a foot-strike
         self.swing_start = self._foot(f, m.swing).copy()
         speed = float(np.linalg.norm(f.com_vel[:2]))
         if self.p["speed"] == 0.0 and speed < self.p["stop_speed"]:
