@@ -169,3 +169,16 @@ def test_only_user_code_needs_a_process_of_its_own():
     assert not needs_own_process({"source": {"controllers": [{"python": "pipeline.importers.actuation:motors"}]}})
     assert not needs_own_process({"source": {"controllers": [{"use": "gait.yaml"}]}})
     assert not needs_own_process({"source": {}})
+
+
+def test_a_dict_scene_reuses_the_creatures_it_built_only_for_the_same_content(project):
+    doc = json.loads(json.dumps(pipeline.load_scene(project / "drop.yaml").source))
+    first = pipeline.load_scene(doc, base_dir=project)
+    doc["simulation"]["seed"] = 7
+    second = pipeline.load_scene(doc, base_dir=project)
+    assert second.creatures[0] is first.creatures[0] and second.simulation.seed == 7
+    doc["creatures"][0]["bodies"][0]["shape"] = {"box": [0.2, 0.2, 0.5]}
+    third = pipeline.load_scene(doc, base_dir=project)
+    assert third.creatures[0] is not first.creatures[0]
+    assert third.creatures[0].bodies[0].geoms[0].size[2] == 0.5
+    assert pipeline.load_scene(doc, base_dir=project.parent).creatures[0] is not third.creatures[0]

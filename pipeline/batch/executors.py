@@ -30,12 +30,19 @@ class LocalExecutor:
 
     def __init__(self, jobs: int | None = None):
         self.jobs = max(1, jobs or default_jobs())
+        self._warm = WarmPool(worker_env())
 
     def __enter__(self):
         self._pool = ThreadPoolExecutor(max_workers=self.jobs)
-        self._warm = WarmPool(worker_env())
         self._workers = None
         return self
+
+    def prestart(self) -> None:
+        """Start the warm job workers now (see runner.run_batch); __exit__ or close() ends them."""
+        self._warm.start(min(self.jobs, default_jobs()))
+
+    def close(self) -> None:
+        self._warm.close()
 
     def __exit__(self, exc_type, *exc):
         if exc_type is not None:  # interrupted: running jobs must not outlive the batch
@@ -95,6 +102,12 @@ class DaskExecutor:
             raise CorpusError(f"cannot reach the Dask scheduler {self.scheduler or '(local cluster)'}: {e}") from None
         self._submitted = []
         return self
+
+    def prestart(self) -> None:
+        """Nothing to start ahead: the cluster's workers keep their warm job workers."""
+
+    def close(self) -> None:
+        pass
 
     def __exit__(self, exc_type, *exc):
         if exc_type is not None and self._submitted:

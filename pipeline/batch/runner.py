@@ -88,13 +88,18 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
     pool = make_executor(executor, jobs, scheduler)  # a bad executor setting fails before any file is touched
     check_batch_out(out)
     result = BatchResult(out=out)
-    collected, invalid = collect_jobs(paths, allow_outside=allow_outside)
-    if not collected and not invalid:
-        raise CorpusError(f"nothing to run: no scene or sweep files in {', '.join(map(str, paths))}")
+    pool.prestart()  # job workers import while the jobs are collected and checked
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CorpusError(Problem(f"cannot create the batch folder: {exc.strerror or exc}", str(out))) from exc
+        collected, invalid = collect_jobs(paths, allow_outside=allow_outside)
+        if not collected and not invalid:
+            raise CorpusError(f"nothing to run: no scene or sweep files in {', '.join(map(str, paths))}")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CorpusError(Problem(f"cannot create the batch folder: {exc.strerror or exc}", str(out))) from exc
+    except BaseException:
+        pool.close()
+        raise
     for origin, message in invalid:
         result.rows.append({"name": Path(origin).stem, "status": "invalid", "wall_s": 0.0, "params": {},
                             "out_dir": "", "message": message})

@@ -51,6 +51,7 @@ class WarmWorker:
         self.proc = subprocess.Popen([sys.executable, "-m", "pipeline.batch.worker", "--serve"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env=env)
+        self.jobs = 0  # jobs handed to it
         self._buffer = b""
         self._stderr = collections.deque(maxlen=200)
         self._stderr_lines = 0
@@ -65,6 +66,7 @@ class WarmWorker:
     def send(self, job: dict) -> None:
         """Hand it a job (BrokenPipeError if it has ended)."""
         self._mark = self._stderr_lines
+        self.jobs += 1
         self.proc.stdin.write(json.dumps(job).encode() + b"\n")
         self.proc.stdin.flush()
 
@@ -107,8 +109,16 @@ class WarmPool:
         self._all: set[WarmWorker] = set()
         self._lock = threading.Lock()
 
+    def start(self, n: int) -> None:
+        """Start workers ahead of the jobs, so that their imports overlap other work."""
+        for _ in range(n - len(self._all)):
+            worker = WarmWorker(self._env)
+            with self._lock:
+                self._all.add(worker)
+                self._idle.append(worker)
+
     def take(self) -> tuple[WarmWorker, bool]:
-        """(worker, whether it ran jobs before): an idle one, else a new one."""
+        """(worker, whether it was idle here before): an idle one, else a new one."""
         with self._lock:
             while self._idle:
                 worker = self._idle.pop()
@@ -140,7 +150,10 @@ class WarmPool:
             idle, self._idle = self._idle, []
             self._all.difference_update(idle)
         for worker in idle:
-            worker.close()
+            if worker.jobs:
+                worker.close()
+            else:  # started ahead and never needed: it may still be importing
+                worker.proc.terminate()
         deadline = time.monotonic() + grace
         for worker in idle:
             try:

@@ -16,7 +16,7 @@ from pipeline.spec.documents import check_kind, expand_document, expand_scene, w
 from pipeline.spec.includes import Includes, project_root
 from pipeline.spec.loader import MDict, Mark, from_plain, plain, read_file, where_of
 from pipeline.spec.events import resolve_events
-from pipeline.spec.schema import to_si
+from pipeline.spec.schema import document_digest, to_si
 from pipeline.spec.types import Command, ControllerRef, Scene, SimulationSettings, Where
 
 
@@ -133,11 +133,39 @@ def _creatures(doc: MDict, lone_creature: bool, problems: list[Problem]) -> list
         # field paths are relative to the document the location points into: the scene for
         # inline creatures, the creature file for included ones
         inline = not lone_creature and cdoc.mark.file == doc.mark.file
-        creature = build_creature(cdoc, f"creatures[{i}]" if inline else "", f"creatures[{i}]",
-                                  doc["creatures"].item_mark(i), problems)
+        args = (f"creatures[{i}]" if inline else "", f"creatures[{i}]", doc["creatures"].item_mark(i))
+        key = _dict_creature_key(doc, cdoc, args)
+        creature = _built.get(key) if key is not None else None
+        if creature is None:
+            before = len(problems)
+            creature = build_creature(cdoc, *args, problems)
+            if key is not None and creature is not None and len(problems) == before:
+                _remember(key, creature)
         if creature is not None:
             creatures.append(creature)
     return creatures
+
+
+# Creatures built from documents given as dicts (every job of `corpus batch`), by content:
+# a sweep's jobs differ in a seed or a gain, not in their creatures. Only for a creature
+# written inline in the dict, whose every mark is the dict's one mark, so that the Creature
+# (its `where`s included) is a function of the content and the arguments alone.
+_built: dict = {}
+_BUILT_MAX = 64
+
+
+def _dict_creature_key(doc: MDict, cdoc, args) -> tuple | None:
+    mark = doc.mark
+    if not (mark.line is None and mark.file and Path(mark.file).name == DICT_FILE
+            and getattr(cdoc, "mark", None) == mark and args[2] == mark):
+        return None
+    return document_digest(cdoc), args[0], args[1], mark
+
+
+def _remember(key, creature) -> None:
+    if len(_built) >= _BUILT_MAX:
+        _built.clear()
+    _built[key] = creature
 
 
 def _particle_parts(doc: MDict, inc: Includes, problems: list[Problem]):

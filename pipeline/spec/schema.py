@@ -192,7 +192,7 @@ _VALID_MAX = 4096
 _KNOWN_CREATURE = {"use": "known.yaml"}
 
 
-def _digest(doc) -> bytes:
+def document_digest(doc) -> bytes:
     """The content of a document of plain values: repr tells 1, 1.0, True and "1" apart,
     keeps floats exact and quotes strings, so equal digests mean equal documents."""
     return hashlib.blake2b(repr(doc).encode(), digest_size=20).digest()
@@ -200,7 +200,7 @@ def _digest(doc) -> bytes:
 
 def validate(doc, kind: str) -> list[Problem]:
     """All schema problems of `doc` as the document `kind`, in file order."""
-    key = (kind, _digest(doc))
+    key = (kind, document_digest(doc))
     if key in _valid:
         return []
     problems = _problems(doc, kind)
@@ -217,7 +217,7 @@ def _known_creatures_stubbed(doc, kind: str):
     creatures = doc.get("creatures") if kind == "scene" and isinstance(doc, dict) else None
     if not isinstance(creatures, list):
         return doc
-    items = [_KNOWN_CREATURE if isinstance(c, dict) and ("creature", _digest(c)) in _valid else c
+    items = [_KNOWN_CREATURE if isinstance(c, dict) and ("creature", document_digest(c)) in _valid else c
              for c in creatures]
     return {**doc, "creatures": items} if any(i is _KNOWN_CREATURE for i in items) else doc
 
