@@ -16,23 +16,11 @@ import pytest
 
 from pipeline.fileio import process_alive
 from test_cli_bad_input import BLOWUP  # overflows within its first frame
+from tests.batch_scenes import LONG
 
 CORPUS = [sys.executable, "-m", "pipeline.cli"]
 DASK = str(Path(sys.executable).with_name("dask"))  # the console script beside this Python
 
-# weightless, the box floats at rest for as long as the job runs (dropped, rk4 at h = 1 ms
-# bounces it off the ground until it runs away at t = 3 s, which a fast machine reaches
-# before the batch is stopped)
-LONG = """\
-scene: long
-environment: {environment: flat, gravity: 0}
-creatures:
-  - creature: box
-    bodies: [{name: box, shape: {box: [0.1, 0.1, 0.1]}}]
-    at: [{move: [0, 0, 0.2]}]
-simulation: {duration: 2000, dt: 1/100, integrator: rk4, h: 1/1000}
-outputs: {frames: false, video: false, glb: false, plots: false}
-"""
 
 
 def free_port() -> int:

@@ -19,6 +19,7 @@ from pipeline.batch.warm import WarmPool, needs_own_process
 from pipeline.batch.worker import run_job, run_job_process, worker_env
 from pipeline.compiler.build import compile_model
 from pipeline.spec import schema
+from tests.batch_scenes import LONG
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,16 +41,6 @@ outputs: {frames: false, video: false, glb: false, plots: false}
 sweep: {parameters: {simulation.seed: [0, 1]}}
 """ % (REPO / "environments/flat.yaml")
 
-LONG = """\
-scene: long
-environment: {environment: flat, gravity: 0}
-creatures:
-  - creature: box
-    bodies: [{name: box, shape: {box: [0.1, 0.1, 0.1]}}]
-    at: [{move: [0, 0, 0.2]}]
-simulation: {duration: 2000, dt: 1/100, integrator: rk4, h: 1/1000}
-outputs: {frames: false, video: false, glb: false, plots: false}
-"""
 
 
 @pytest.fixture
