@@ -83,14 +83,19 @@ def resumed(evo, out: Path, db: Database) -> Checkpoint | None:
     return checkpoint
 
 
+BATCHES_PER_WORKER = 4
+
+
 def batches(n: int, workers: int) -> list[range]:
-    """Individuals 0..n-1 in one contiguous batch per worker (fewer when n is smaller)."""
-    size = -(-n // max(1, min(workers, n))) if n else 1
+    """Individuals 0..n-1 in contiguous batches, about BATCHES_PER_WORKER per worker: large
+    enough that one kernel call runs many, small enough that a generation's results reach
+    the database while it runs (queryable, and kept by a run that is killed mid-generation)."""
+    size = -(-n // max(1, min(workers * BATCHES_PER_WORKER, n))) if n else 1
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
 def evaluate_generation(executor, evo, population, generation: int, db: Database, progress: Progress):
-    """Evaluate every individual, a batch per worker (pipeline.evolve.evaluate.
+    """Evaluate every individual in batches (pipeline.evolve.evaluate.
     evaluate_individuals: one kernel call for many where they share a model); (fitness
     with NaN for failures, results by index)."""
     seeds = [evaluation_seed(evo.seed, generation, i) for i in range(len(population))]
