@@ -26,7 +26,7 @@ def source_hash() -> str:
     h = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*.py")):
         text = path.read_bytes()
-        if b"numba" in text:
+        if b"numba" in text or b"njit" in text:  # njit: pipeline/nrt.py's decorator
             h.update(str(path.relative_to(PACKAGE)).encode())
             h.update(text)
     return h.hexdigest()[:16]

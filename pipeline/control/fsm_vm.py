@@ -15,6 +15,7 @@ from pipeline.control.fsm_code import (ABS, ADD, ASSIGN_CLAMPED, ATAN, ATAN2, CL
                                        JNZ, JZ, LE, LOAD, LOG, LT, MAX, MIN, MUL, NE, NEG, NOT, OK, POW,
                                        PUSH0, PUSH1, RANGE, RESET, SIGN, SIN, SQRT, SUB, TAN, TRUTH,
                                        ZERO_DIVISION)
+from pipeline.nrt import njit_no_refcounts
 
 
 @numba.njit(cache=True)
@@ -56,7 +57,7 @@ def _pow(x, y):
     return r, OK
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def evaluate(code, consts, first, end, slots, stack):
     """Run expression rows [first, end) over `slots`; returns (value, error code)."""
     top = -1
@@ -162,7 +163,7 @@ def evaluate(code, consts, first, end, slots, stack):
     return stack[0], OK
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _actions(fc, first, end, slots, stack):
     for a in range(first, end):
         kind = fc.acts[a, 0]
@@ -180,7 +181,7 @@ def _actions(fc, first, end, slots, stack):
     return OK
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def tick(fc, p, slots, state, t, dt, stack):
     """One control step of machine p whose slots (sensor levels already written) are
     `slots`, in state `state`: `always`, then the first transition whose condition is

@@ -11,6 +11,7 @@ import math
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.particles.arrays import FLOW_UNIFORM, FLOW_WAVES
 
 _TINY = 1e-12
@@ -184,13 +185,18 @@ def _gravitation(m, pos, f):
         i = mem[p]
         for q in range(p + 1, mem.shape[0]):
             j = mem[q]
-            d = pos[j] - pos[i]
-            r2 = (d * d).sum()
+            d0, d1, d2 = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], pos[j, 2] - pos[i, 2]
+            r2 = 0.0 + d0 * d0 + d1 * d1 + d2 * d2  # as numpy's sum: from 0, in order
             if r2 < _TINY:
                 continue
-            fd = m.nb_g * m.mass[i] * m.mass[j] / (r2 * math.sqrt(r2)) * d
-            f[i] += fd
-            f[j] -= fd
+            s = m.nb_g * m.mass[i] * m.mass[j] / (r2 * math.sqrt(r2))
+            fd0, fd1, fd2 = s * d0, s * d1, s * d2
+            f[i, 0] += fd0
+            f[i, 1] += fd1
+            f[i, 2] += fd2
+            f[j, 0] -= fd0
+            f[j, 1] -= fd1
+            f[j, 2] -= fd2
 
 
 @numba.njit(cache=True, inline="always")
@@ -252,7 +258,7 @@ def _floor(m, pos, vel, h, f):
         f[i, 1] -= kin * uy
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def accumulate(m, live, pos, vel, t, h, f):
     """Net force on every mass at state (pos, vel, t); h is the step (friction cap)."""
     f[:] = 0.0

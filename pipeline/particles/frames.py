@@ -14,15 +14,16 @@ import numba
 import numpy as np
 
 from pipeline.control.fsm_code import OK
+from pipeline.nrt import njit_no_refcounts
 from pipeline.particles.arrays import Live
-from pipeline.particles.integrators import WORK, advance
+from pipeline.particles.integrators import WORK, copy_rows, advance
 from pipeline.particles.machines import control
 
 # how a call ended
 DONE, STOPPED, RUNAWAY, HORIZON, CONTROL_ERROR = range(5)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _first_beyond(pos, vel, limits):
     """RunawayBounds.first_beyond of the state (pos, vel) stacked, without stacking it."""
     n = pos.shape[0]
@@ -37,17 +38,18 @@ def _first_beyond(pos, vel, limits):
     return -1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _record(r, t, pos, vel, slots, states, var_slots, rec_time, rec_pos, rec_vel, rec_state, rec_var):
     rec_time[r] = t
-    rec_pos[r] = pos
-    rec_vel[r] = vel
-    rec_state[r] = states
+    copy_rows(pos, rec_pos[r])
+    copy_rows(vel, rec_vel[r])
+    for k in range(states.shape[0]):
+        rec_state[r, k] = states[k]
     for k in range(var_slots.shape[0]):
         rec_var[r, k] = slots[var_slots[k]]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _stopped(pos, stop):
     """stop = (body, axis, level, rising): body < 0 is no stop condition."""
     body = int(stop[0])
@@ -57,7 +59,7 @@ def _stopped(pos, stop):
     return v > stop[2] if stop[3] != 0.0 else v < stop[2]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _release(pos, vel, members, source, jitter):
     """Recycle the topmost bubble of a column to its source, offset by jitter, at rest."""
     top = members[0]
@@ -71,9 +73,17 @@ def _release(pos, vel, members, source, jitter):
 
 
 @numba.njit(cache=True)
+def scratch(m, c):
+    """The scratch arrays `run_frames` takes: the machines' expression stack, the integrator's
+    workspace."""
+    return np.empty(max(c.code.stack, 1)), np.empty((WORK, m.mass.shape[0], 3))
+
+
+@njit_no_refcounts
 def run_frames(m, c, live, method, pos, vel, t, frame, dt, substep, nsub, counters, slots, states,
                nframes, limits, horizon, record_first, every, stop, var_slots,
-               rec_time, rec_pos, rec_vel, rec_state, rec_var, columns, sources, releases, jitter):
+               rec_time, rec_pos, rec_vel, rec_state, rec_var, columns, sources, releases, jitter,
+               stack, work):
     """Up to `nframes` frames from time t and frame number `frame`, in place on pos, vel,
     live, counters, slots and states. Between the machines and the integrator, bubble
     column j (members `columns[j]`, padded with -1; source `sources[j]`) releases
@@ -83,9 +93,9 @@ def run_frames(m, c, live, method, pos, vel, t, frame, dt, substep, nsub, counte
     rows from 0; a record that meets `stop` ends the call. `limits` bound the state (NaN
     fails them) for checks at times up to `horizon`: a frame ending later is not taken.
 
+    `stack` and `work` are scratch (`scratch(m, c)`).
+
     Returns (status, frames done, t, frame, records written, control error code)."""
-    stack = np.empty(max(c.code.stack, 1))
-    work = np.empty((WORK, pos.shape[0], 3))
     floor_z = m.floor[0]
     nrec = 0
     drawn = 0
@@ -128,6 +138,7 @@ def run_batch(m, c, sp_rest, an_rest, tq_torque, cf_mag, method, pos, vel, t, fr
     (rows of sp_rest, an_rest, tq_torque, cf_mag), machines' memory, records and bubble
     releases are row k of each array; it records from row nrec[k] on. Updates t, frame, nrec and sets status[k]
     and errors[k]."""
+    stack, work = scratch(m, c)
     for k in range(first, last):
         if not active[k]:
             continue
@@ -137,7 +148,7 @@ def run_batch(m, c, sp_rest, an_rest, tq_torque, cf_mag, method, pos, vel, t, fr
             m, c, live, method, pos[k], vel[k], t[k], frame[k], dt, substep, nsub, counters[k], slots[k],
             states[k], nframes, limits, horizon, record_first, every, stop, var_slots, rec_time[k, r:],
             rec_pos[k, r:], rec_vel[k, r:], rec_state[k, r:], rec_var[k, r:], columns, sources, releases[k],
-            jitter[k])
+            jitter[k], stack, work)
         t[k] = tk
         frame[k] = fk
         nrec[k] = r + written

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.particles.arrays import EULER, MIDPOINT
 from pipeline.particles.forces import accumulate
 from pipeline.physics.events import bisect
@@ -20,7 +21,7 @@ from pipeline.physics.events import bisect
 NONE, OCCURRING, MISSED = 0, 1, 2
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _accel(m, live, pos, vel, t, h, f, acc, counters):
     accumulate(m, live, pos, vel, t, h, f)
     counters[1] += 1
@@ -33,7 +34,7 @@ def _accel(m, live, pos, vel, t, h, f, acc, counters):
 WORK = 11  # scratch (n, 3) arrays of `advance`: f, a1..a4, stage position, v2..v4, the trial's position and velocity
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def trial_step(m, live, method, pos, vel, t, h, pos_out, vel_out, counters, w):
     """One step of the chosen integrator from (pos, vel) into (pos_out, vel_out), no events;
     w is the workspace. Scalar loops instead of array expressions: the temporaries of those
@@ -80,7 +81,7 @@ def trial_step(m, live, method, pos, vel, t, h, pos_out, vel_out, counters, w):
             vel_out[i, k] = vel[i, k] + h6 * (a1[i, k] + 2.0 * a2[i, k] + 2.0 * a3[i, k] + a4[i, k])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def floor_event_state(m, pos):
     """None / Occurring / Missed over all floor members (the worst one wins)."""
     state = NONE
@@ -96,7 +97,7 @@ def floor_event_state(m, pos):
     return state
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def handle_floor_events(m, pos, vel, counters):
     """Project penetrating masses onto the plane and reflect v_z by the restitution."""
     z0, v_rest = m.floor[0], m.floor[3]
@@ -111,7 +112,15 @@ def handle_floor_events(m, pos, vel, counters):
                 vel[i, 2] = vz if vz > v_rest else 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def copy_rows(src, dst):
+    """dst[:] = src for (n, 3) arrays (an array assignment needs numba's reference counting)."""
+    for i in range(src.shape[0]):
+        for k in range(3):
+            dst[i, k] = src[i, k]
+
+
+@njit_no_refcounts
 def advance(m, live, method, pos, vel, t, h, nsteps, counters, w):
     """Advance (pos, vel) in place by nsteps steps of h from time t (w: `workspace`);
     returns the new time."""
@@ -132,8 +141,8 @@ def advance(m, live, method, pos, vel, t, h, nsteps, counters, w):
                 sub = half
                 continue
             handle_floor_events(m, p_new, v_new, counters)
-            pos[:] = p_new
-            vel[:] = v_new
+            copy_rows(p_new, pos)
+            copy_rows(v_new, vel)
             t += sub
             sub = h
         t = t_end

@@ -18,6 +18,7 @@ import numpy as np
 
 from pipeline.control.fsm_code import OK, DOMAIN, FsmCode, fsm_code
 from pipeline.control.fsm_vm import tick
+from pipeline.nrt import njit_no_refcounts
 
 HEIGHT, LEG_ANGLE, SPEED, TIME_TO_TOUCHDOWN, FOOD, POSITION = range(6)
 SENSOR_KINDS = {"height": HEIGHT, "leg_angle": LEG_ANGLE, "speed": SPEED,
@@ -130,14 +131,14 @@ def apply(c, p, slots, live):
             live.cf_mag[c.act_index[k]] = value
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def apply_all(c, slots, live):
     for p in range(c.code.prog.shape[0]):
         base = c.code.prog[p, 0]
         apply(c, p, slots[base:base + c.code.prog[p, 1]], live)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def read_sensors(c, p, pos, vel, floor_z, own):
     """Machine p's sensor levels into its first slots `own`; returns an error code or OK."""
     s0 = c.sensors_of[p, 0]
@@ -150,7 +151,7 @@ def read_sensors(c, p, pos, vel, floor_z, own):
     return OK
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def control(c, pos, vel, floor_z, t, dt, slots, states, stack, live):
     """Every machine in turn: its sensors, one tick, its actuators. Returns an error code
     (`pipeline.control.fsm_code.raise_error`) or OK."""

@@ -26,7 +26,7 @@ from pipeline.particles.arrays import INTEGRATOR_CODES
 from pipeline.control.fsm_code import raise_error
 from pipeline.particles.controller import ParticleFsm
 from pipeline.particles.data import ParticleData
-from pipeline.particles.frames import CONTROL_ERROR, DONE, RUNAWAY, STOPPED, run_frames
+from pipeline.particles.frames import CONTROL_ERROR, DONE, RUNAWAY, STOPPED, run_frames, scratch
 from pipeline.particles.machines import apply_all, read_sensors
 from pipeline.particles.model import ParticleModel, build_model
 from pipeline.particles.sensors import ParticleSensors
@@ -182,6 +182,7 @@ class ParticleSimulation:
         rec = (np.empty(rows), np.empty((rows, m.nbody, 3)), np.empty((rows, m.nbody, 3)),
                np.empty((rows, len(states)), np.int64), np.empty((rows, len(var_slots))))
         stop = np.array(stop, np.float64)
+        stack, work = scratch(m.arrays, m.control)
         nrec, done, status = 0, 0, DONE
         try:
             while done < n or first:
@@ -195,7 +196,7 @@ class ParticleSimulation:
                     m.arrays, m.control, d.live, self.method, d.pos, d.vel, d.time, d.frame, self.dt,
                     self.substep, self.substeps, d.counters, slots, states, count, limits, horizon, first,
                     every, stop, var_slots, *(r[nrec:] for r in rec), self.columns, self.sources,
-                    releases, jitter)
+                    releases, jitter, stack, work)
                 if did < count and d.spawners:  # draw again only what the frames done used
                     d.rng.bit_generator.state = generator
                     draw_releases(d.spawners, did, self.dt, d.rng)
