@@ -21,7 +21,7 @@ from pipeline.evolve.database import Database
 from pipeline.evolve.evaluate import evaluate_individual, evaluate_individuals
 from pipeline.evolve.outputs import write_individual
 from pipeline.evolve.progress import Progress
-from pipeline.gallery import write_gallery
+from pipeline.gallery import LivePage
 from pipeline.runstate import load_checkpoint
 
 DATABASE = "evolution.db"
@@ -44,30 +44,31 @@ def evolve(evo, out: Path, executor, *, generations: int, resume: bool = False, 
     checkpoint = resumed(evo, out, db) if resume else None
     first = 0 if checkpoint is None else checkpoint.generation + 1
     progress = Progress(evo.name, first, generations, quiet)
-    try:
-        for g in range(first, generations + 1):
-            rng = generation_rng(evo.seed, g)
-            if checkpoint is None:
-                population = algorithm.initial(evo.space, evo.settings, rng)
-            else:
-                population = algorithm.ask(checkpoint.state, evo.space, evo.settings, rng)
-            fitness, results = evaluate_generation(executor, evo, population, g, db, progress)
-            if checkpoint is None:
-                state = algorithm.start(population, fitness, evo.space, evo.settings, rng)
-            else:
-                state = algorithm.tell(checkpoint.state, population, fitness, evo.space, evo.settings, rng)
-            best = fittest(checkpoint.best if checkpoint else None, population, fitness, results, evo.seed, g)
-            stats = generation_stats(fitness, best)
-            db.add_generation(g, stats, evo.space.to_data(best.genotype) if best else {})
-            checkpoint = Checkpoint(evo.digest, evo.seed, g, state, best)
-            checkpoint.save(out / FILE)
-            if evo.every and g % evo.every == 0 and best is not None:
-                write_individual(out / "best" / f"generation-{g:04d}.yaml", evo, best, best.metrics)
-            write_gallery(out)  # the generations table and the snapshots so far
-            progress.generation(g, stats)
-    finally:
-        progress.close()
-        db.close()
+    with LivePage(out) as page:  # the generations table and the snapshots so far, every few seconds
+        try:
+            for g in range(first, generations + 1):
+                rng = generation_rng(evo.seed, g)
+                if checkpoint is None:
+                    population = algorithm.initial(evo.space, evo.settings, rng)
+                else:
+                    population = algorithm.ask(checkpoint.state, evo.space, evo.settings, rng)
+                fitness, results = evaluate_generation(executor, evo, population, g, db, progress)
+                if checkpoint is None:
+                    state = algorithm.start(population, fitness, evo.space, evo.settings, rng)
+                else:
+                    state = algorithm.tell(checkpoint.state, population, fitness, evo.space, evo.settings, rng)
+                best = fittest(checkpoint.best if checkpoint else None, population, fitness, results, evo.seed, g)
+                stats = generation_stats(fitness, best)
+                db.add_generation(g, stats, evo.space.to_data(best.genotype) if best else {})
+                checkpoint = Checkpoint(evo.digest, evo.seed, g, state, best)
+                checkpoint.save(out / FILE)
+                if evo.every and g % evo.every == 0 and best is not None:
+                    write_individual(out / "best" / f"generation-{g:04d}.yaml", evo, best, best.metrics)
+                page.update()
+                progress.generation(g, stats)
+        finally:
+            progress.close()
+            db.close()
     return checkpoint
 
 
