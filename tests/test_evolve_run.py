@@ -73,11 +73,27 @@ def corpus(*args, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
                           cwd=cwd, timeout=600, **kw)
 
 
+# The fitness of the runs compared with `uninterrupted`: an evaluation of 1 s takes about a
+# millisecond, too short for the interrupt tests to find a run between two evaluations of one
+# generation reliably, so each evaluation also waits 50 ms (the values stay deterministic).
+PACED = ("import time\nfrom pipeline.simulate.metrics import displacement\n\n"
+         "def fitness(rec, model):\n"
+         "    time.sleep(0.05)\n"
+         "    return displacement(rec, model, 'hip')\n")
+
+
+def write_paced_evolution(folder: Path) -> Path:
+    """4 generations of a GA whose evaluations last at least 50 ms each."""
+    path = write_evolution(folder, fitness="{python: 'paced:fitness'}", generations=4)
+    (folder / "paced.py").write_text(PACED)
+    return path
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     """The reference: 4 generations with one local worker."""
     folder = tmp_path_factory.mktemp("ref")
-    evo = load_evolution(write_evolution(folder, generations=4))
+    evo = load_evolution(write_paced_evolution(folder))
     with LocalExecutor(1) as executor:
         checkpoint = evolve(evo, folder, executor, generations=4, quiet=True)
     assert checkpoint.generation == 4
@@ -85,7 +101,7 @@ def uninterrupted(tmp_path_factory):
 
 
 def test_the_fitness_column_is_the_same_with_jobs_1_jobs_2_and_dask(tmp_path, uninterrupted):
-    evo = load_evolution(write_evolution(tmp_path / "e", generations=4))
+    evo = load_evolution(write_paced_evolution(tmp_path / "e"))
     reference = rows(uninterrupted)
     for name, executor in (("jobs2", LocalExecutor(2)), ("dask", DaskExecutor(2))):
         out = tmp_path / name
@@ -130,7 +146,7 @@ def mid_generation(out: Path):
 
 
 def test_sigkill_mid_generation_then_resume_equals_the_uninterrupted_run(tmp_path, uninterrupted):
-    path = write_evolution(tmp_path, generations=4)
+    path = write_paced_evolution(tmp_path)
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "evolve", path, "--out", out, "--jobs", "1",
                              "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -147,7 +163,7 @@ def test_sigkill_mid_generation_then_resume_equals_the_uninterrupted_run(tmp_pat
 
 
 def test_ctrl_c_checkpoints_exits_130_and_resumes(tmp_path, uninterrupted):
-    path = write_evolution(tmp_path, generations=4)
+    path = write_paced_evolution(tmp_path)
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "evolve", path, "--out", out, "--jobs", "1"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
