@@ -4,8 +4,9 @@
    CPU second of the process, which other load on the machine skews less), through the
    workers' own function (pipeline.evolve.evaluate.evaluate_individual); the CPU time of a
    frame of the kernel and of one integrator step, against what 5000 simulated s per s needs;
-2. the speed-up of one generation with 2 local workers against 1, each worker's batch in one
-   kernel run (evaluate_individuals), both pools warmed up on every worker first;
+2. the speed-up of one generation with 2 local workers against 1 (each worker's batches in
+   kernel runs of one thread, evaluate_individuals), and with one worker in 2 threads; every
+   pool warmed up on every worker first;
 3. CMA-ES (popsize 8) over the 14 parameters through `corpus evolve`'s path (executor with
    one worker, database, checkpoints, gallery) against `cma` driving the same
    evaluate_individuals in one process, in time per evaluation (and `cma` with
@@ -85,24 +86,31 @@ def _warm(workers: int):
 
 
 def speed_up(setup, evo, start, individuals: int) -> None:
+    """One generation on one core (a worker running its batches in one thread), on two worker
+    processes of one thread each, and on one worker whose batches run in two threads (what
+    `--jobs 1` does on a 2-core machine: a worker's threads share the cores it is given)."""
     rng = np.random.default_rng(0)
     genotypes = evo.space.reflect(start + rng.normal(0, 0.01, (individuals, start.size)) * (evo.space.high - evo.space.low))
     items = [(evo.space.phenotype(g), i) for i, g in enumerate(genotypes)]
+    cores = os.cpu_count() or 1
     times = {}
-    for jobs in (1, 2):
-        executor = _warm(jobs)
+    for workers, threads in ((1, 1), (2, 1), (1, 2)):
+        executor = _warm(workers)
         try:
-            tasks = [(setup, [items[i] for i in group], jobs) for group in batches(len(items), jobs)]
+            # evaluate_individuals gives each batch cores // (its third field) threads
+            tasks = [(setup, [items[i] for i in group], max(1, cores // threads))
+                     for group in batches(len(items), workers)]
             t = time.perf_counter()
             results = [r for _, batch, _ in executor.map(evaluate_individuals, tasks) for r in batch]
-            times[jobs] = time.perf_counter() - t
+            times[workers, threads] = time.perf_counter() - t
         finally:
             executor.__exit__(None, None, None)
         assert all("error" not in r for r in results)
     simulated = individuals * setup.duration
-    print(f"one generation of {individuals} x {setup.duration:g} s in batches: 1 worker {times[1]:.2f} s "
-          f"({simulated / times[1]:.0f} simulated s per wall s), 2 workers {times[2]:.2f} s "
-          f"({simulated / times[2]:.0f}): speed-up {times[1] / times[2]:.2f}x (goal 1.8x)")
+    one = times[1, 1]
+    print(f"one generation of {individuals} x {setup.duration:g} s: 1 worker {one:.2f} s "
+          f"({simulated / one:.0f} simulated s per wall s); 2 workers {times[2, 1]:.2f} s: speed-up "
+          f"{one / times[2, 1]:.2f}x (goal 1.8x); 1 worker in 2 threads {times[1, 2]:.2f} s: {one / times[1, 2]:.2f}x")
 
 
 def cmaes_paths(setup, evo, start, generations: int) -> None:

@@ -12,6 +12,7 @@ instead of a Python loop per individual. Every run is the same to the bit as
 """
 from __future__ import annotations
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -94,8 +95,7 @@ class Batch:
         if self.threads == 1:
             run_batch(*args, 0, len(self.datas))
         else:
-            with ThreadPoolExecutor(self.threads) as pool:
-                list(pool.map(lambda a, b: run_batch(*args, a, b), cuts[:-1], cuts[1:]))
+            list(_pool(self.threads).map(lambda a, b: run_batch(*args, a, b), cuts[:-1], cuts[1:]))
         for k, d in enumerate(self.datas):
             did = int(self.frame[k] - before[k])
             if d.spawners and did < n:  # draw again only what the frames done used
@@ -128,6 +128,13 @@ class Batch:
         """Run k's Recording: its start, every `record_every`-th frame, up to its stop."""
         r = int(self.nrec[k])
         return self.sim.recording_of(self.datas[k], *(a[k, :r] for a in self.rec))
+
+
+@functools.cache
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """One thread pool per size for the process's life: starting threads for every chunk cost
+    a small batch more than its chunk's frames."""
+    return ThreadPoolExecutor(threads)
 
 
 def _memory(data) -> tuple[list, list]:

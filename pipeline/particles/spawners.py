@@ -21,6 +21,8 @@ class BubbleColumn:
 def draw_releases(columns, frames: int, dt: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(releases (frames, columns) int64, offsets (total releases, 2)) of the next frames."""
     counts = np.zeros((frames, len(columns)), np.int64)
+    if not columns:  # most scenes: no per-frame loop
+        return counts, np.zeros((0, 2))
     offsets = []
     for f in range(frames):
         for j, col in enumerate(columns):
