@@ -49,3 +49,52 @@ def test_the_time_limit_fails_the_individuals_of_a_batch(roobots):
     evo, setup, items = roobots
     results = evaluate_individuals((dataclasses.replace(setup, time_limit=1e-9), items[:2], 1))
     assert all(r["timeout"] and r["error"].startswith("timeout: more than 1e-09 s of wall time") for r in results)
+
+
+BOX_EVOLUTION = """evolution: box
+scene: scene.yaml
+genotype:
+  vector:
+    genes:
+      gravity: {path: environment.gravity, bounds: [0.5, 20], start: 9.8}
+algorithm: {ga: {population: 6}}
+fitness: fall
+metrics:
+  fall: {metric: displacement, body: box, axis: z}
+evaluation: {duration: 0.6, stop: {body: box, below: 0.3}, chunk: 0.1}
+generations: 1
+"""
+
+
+@pytest.fixture(scope="module")
+def boxes(tmp_path_factory):
+    """Articulated individuals of one shape (a falling box under other gravities): some reach
+    the stop level within the evaluation, some do not."""
+    folder = tmp_path_factory.mktemp("box")
+    (folder / "pyproject.toml").touch()
+    (folder / "scene.yaml").write_text(
+        f"scene: box\nenvironment: {ROOT / 'environments/flat.yaml'}\n"
+        f"creatures: [{{use: {ROOT / 'creatures/box.yaml'}, at: [{{rotate: {{x: 20}}}}, {{move: [0, 0, 0.5]}}]}}]\n"
+        "simulation: {duration: 1, dt: 1/240, integrator: rk4, h: 1/2400, record_every: 2}\n")
+    (folder / "box.yaml").write_text(BOX_EVOLUTION)
+    evo = load_evolution(folder / "box.yaml")
+    return evo, [(evo.space.phenotype(np.array([g])), 7 + k) for k, g in enumerate([0.5, 2.0, 9.8, 9.8, 20.0])]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_articulated_individuals_rolled_out_together_equal_them_one_by_one(boxes, workers, monkeypatch):
+    from pipeline.simulate import rollout as rollouts
+
+    evo, items = boxes
+    calls = []
+    monkeypatch.setattr(rollouts, "rollout", lambda sims, *a: calls.append(len(sims)) or ROLLOUT(sims, *a))
+    alone = [_essence(evaluate_individual((evo.setup, overrides, seed))) for overrides, seed in items]
+    assert calls == []  # alone, an individual steps by itself
+    together = [_essence(r) for r in evaluate_individuals((evo.setup, items, workers))]
+    assert together == alone
+    assert calls and calls[0] == len(items)  # one kernel call per chunk for all of them
+    times = [r["simulated_time"] for r in alone]
+    assert min(times) < 0.6 - 1e-9 and max(times) == pytest.approx(0.6)  # stopped early, and not
+
+
+from pipeline.simulate.rollout import rollout as ROLLOUT  # noqa: E402  the real one the spy calls

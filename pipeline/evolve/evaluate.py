@@ -64,11 +64,11 @@ def evaluate_individual(task) -> dict:
     _leave_ctrl_c_to_the_coordinator()
     setup, overrides, seed = task
     started = time.perf_counter()
-    out = {"worker": f"{socket.gethostname()}:{os.getpid()}"}
+    out = {"worker": _worker()}
     try:
         out.update(_evaluate(setup, overrides, seed))
-    except CorpusError as exc:  # problems of the overridden scene have no file of their own
-        out["error"] = "\n".join(str(p) if p.file else p.message for p in exc.problems)
+    except CorpusError as exc:
+        out["error"] = _message(exc)
     except EvaluationTimeout as exc:
         out["error"] = f"timeout: {exc}"
         out["timeout"] = True
@@ -76,6 +76,19 @@ def evaluate_individual(task) -> dict:
         out["error"] = f"{type(exc).__name__}: {exc}"
     out["wall"] = time.perf_counter() - started
     return out
+
+
+def _worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _message(exc: CorpusError) -> str:
+    """Problems of an overridden scene have no file of their own: their message alone."""
+    return "\n".join(str(p) if p.file else p.message for p in exc.problems)
+
+
+def _past_limit(setup: Setup, simulated: float, duration: float) -> str:
+    return f"more than {setup.time_limit:g} s of wall time ({simulated:g} of {duration:g} simulated s done)"
 
 
 def _leave_ctrl_c_to_the_coordinator() -> None:
@@ -94,35 +107,40 @@ def _evaluate(setup: Setup, overrides: dict, seed: int) -> dict:
 
 def evaluate_individuals(task) -> list[dict]:
     """(setup, [(overrides, seed), ...], workers) -> a result per individual, as
-    evaluate_individual gives it; `workers` share this machine's cores (threads of the batch). Individuals whose genes are all FSM parameters of a particle scene run side by
-    side in one kernel call per chunk (pipeline/particles/batch.py), the same to the bit as
-    one by one; the others one by one. A batch individual's wall time is its share of the
-    batch's, in proportion to its force evaluations (what it would have taken alone), and
+    evaluate_individual gives it; `workers` share this machine's cores (threads of the batch).
+    Individuals whose genes are all FSM parameters of a particle scene run side by side in one
+    kernel call per chunk (pipeline/particles/batch.py); articulated individuals of one shape
+    whose frames need no Python are rolled out together, a chunk of all of them in one
+    parallel kernel call (pipeline/simulate/rollout.py); both the same to the bit as one by
+    one; the others one by one. A batch individual's wall time is its share of the batch's
+    (in proportion to its force evaluations for particles, equal shares for rollouts), and
     the time limit applies to that."""
     _leave_ctrl_c_to_the_coordinator()
     setup, items, workers = task
     threads = max(1, (os.cpu_count() or 1) // workers)
     out: list[dict | None] = [None] * len(items)
-    batch = []
+    batch, others = [], []
     for k, (overrides, seed) in enumerate(items):
         try:
             sim = _parameter_simulation(setup, overrides, seed)
         except CorpusError:
             sim = None  # evaluate_individual reports it
         if sim is None:
-            out[k] = evaluate_individual((setup, overrides, seed))
+            others.append(k)
         else:
             batch.append((k, sim, sim.data))  # the next reset gives the simulation new data
     if batch:
         for (k, _, _), result in zip(batch, _evaluate_batch(setup, batch[0][1], [d for _, _, d in batch], threads)):
             out[k] = result
+    rolled = _evaluate_rollouts(setup, [items[k] for k in others], threads) if len(others) > 1 else None
+    for j, k in enumerate(others):
+        out[k] = rolled[j] if rolled is not None else evaluate_individual((setup, *items[k]))
     return out
 
 
 def _evaluate_batch(setup: Setup, sim, datas: list, threads: int) -> list[dict]:
     from pipeline.particles.batch import Batch
 
-    worker = f"{socket.gethostname()}:{os.getpid()}"
     duration = sim.scene.simulation.duration if setup.duration is None else setup.duration
     frames = max(0, int(math.ceil(duration / sim.dt - 1e-9)))
     per_chunk = max(1, int(round(setup.chunk / sim.dt)))
@@ -141,27 +159,95 @@ def _evaluate_batch(setup: Setup, sim, datas: list, threads: int) -> list[dict]:
             wall += spent * share / max(share.sum(), 1)
             for k in np.flatnonzero(batch.active):
                 if setup.time_limit is not None and wall[k] > setup.time_limit:
-                    timeouts[k] = (f"timeout: more than {setup.time_limit:g} s of wall time "
-                                   f"({batch.done * sim.dt:g} of {duration:g} simulated s done)")
+                    timeouts[k] = _past_limit(setup, batch.done * sim.dt, duration)
                     batch.abandon(k, None)
-    results = []
-    for k in range(len(datas)):
-        started = time.perf_counter()
-        out = {"worker": worker}
-        try:
-            if k in timeouts:
-                out.update(error=timeouts[k], timeout=True)
-            elif batch.errors[k] is not None:
-                raise batch.errors[k]
-            else:
-                out.update(measure(setup, sim, batch.recording(k)))
-        except CorpusError as exc:
-            out["error"] = "\n".join(str(p) if p.file else p.message for p in exc.problems)
-        except Exception as exc:  # the machine's arithmetic, the user's fitness function
-            out["error"] = f"{type(exc).__name__}: {exc}"
-        out["wall"] = float(wall[k]) + time.perf_counter() - started
-        results.append(out)
-    return results
+
+    def recording(k):
+        if batch.errors[k] is not None:
+            raise batch.errors[k]
+        return batch.recording(k)
+
+    return [_result(setup, sim, lambda: recording(k), wall[k], timeouts.get(k)) for k in range(len(datas))]
+
+
+def _evaluate_rollouts(setup: Setup, items: list, threads: int) -> list[dict] | None:
+    """Articulated individuals stepped together: each chunk of every run still going is one
+    parallel kernel call. None when they cannot be (another engine, a scene the genes break,
+    Python at the frame starts, a timeline command inside the evaluation, shapes that
+    differ): the caller runs them one by one. A chunk's wall time is shared equally."""
+    from pipeline.simulate.articulated import Simulation
+    from pipeline.simulate.rollout import check, rollout
+
+    sims = []
+    try:
+        for overrides, seed in items:
+            sim = simulation(setup, overrides, seed)
+            if not isinstance(sim, Simulation):
+                return None
+            sims.append(sim.fork() if any(sim is s for s in sims) else sim)  # the same individual twice
+        first = sims[0]
+        duration = first.scene.simulation.duration if setup.duration is None else setup.duration
+        frames = max(0, int(math.ceil(duration / first.dt - 1e-9)))
+        check(sims, frames)
+    except CorpusError:
+        return None
+    per_chunk = max(1, int(round(setup.chunk / first.dt)))
+    stop_body = first.model.body_names.index(setup.stop.body) if setup.stop else None
+    parts: list[list[Recording]] = [[] for _ in sims]
+    failed: dict[int, CorpusError] = {}
+    timeouts: dict[int, str] = {}
+    wall = np.zeros(len(sims))
+    going, done = list(range(len(sims))), 0
+    with watching() as compiles:
+        while going and done < frames:
+            n = min(per_chunk, frames - done)
+            started, compiled = time.perf_counter(), compiles.seconds
+            runs = rollout([sims[i] for i in going], n, first.settings.record_every, threads)
+            done += n
+            still = []
+            for j, i in enumerate(going):
+                if runs.errors[j] is not None:
+                    failed[i] = CorpusError(runs.errors[j])
+                    continue
+                part = runs.recording(j)
+                if parts[i]:
+                    part = _slice(part, slice(1, None))  # its first record ended the last chunk
+                hit = _first_stop(part, setup.stop, stop_body) if setup.stop else None
+                parts[i].append(part if hit is None else _slice(part, slice(0, hit + 1)))
+                if hit is None and sims[i].data.stopped_by < 0:  # no stop condition, no stop event
+                    still.append(i)
+            wall[going] += (time.perf_counter() - started - (compiles.seconds - compiled)) / len(going)
+            going = []
+            for i in still:
+                if setup.time_limit is not None and wall[i] > setup.time_limit:
+                    timeouts[i] = _past_limit(setup, done * first.dt, duration)
+                else:
+                    going.append(i)
+
+    def recording(i):
+        if i in failed:
+            raise failed[i]
+        return _concatenate(parts[i])
+
+    return [_result(setup, sims[i], lambda: recording(i), wall[i], timeouts.get(i)) for i in range(len(sims))]
+
+
+def _result(setup: Setup, sim, recording, wall: float, timeout: str | None) -> dict:
+    """A batched individual's result, as evaluate_individual gives it: its timeout, the error
+    its run raised (`recording()` raises it), or its measures."""
+    started = time.perf_counter()
+    out = {"worker": _worker()}
+    try:
+        if timeout is not None:
+            out.update(error=f"timeout: {timeout}", timeout=True)
+        else:
+            out.update(measure(setup, sim, recording()))
+    except CorpusError as exc:
+        out["error"] = _message(exc)
+    except Exception as exc:  # the machine's arithmetic, the user's fitness function
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    out["wall"] = float(wall) + time.perf_counter() - started
+    return out
 
 
 # a gene over a particle creature's FSM parameter (creatures[i].with.controller.params.name)
@@ -270,8 +356,7 @@ def _run_until(sim, setup: Setup, started: float, compiles) -> Recording:
         if done >= frames or stopped_early:
             break
         if setup.time_limit is not None and time.perf_counter() - started - compiles.seconds > setup.time_limit:
-            raise EvaluationTimeout(f"more than {setup.time_limit:g} s of wall time "
-                                    f"({done * sim.dt:g} of {duration:g} simulated s done)")
+            raise EvaluationTimeout(_past_limit(setup, done * sim.dt, duration))
     return _concatenate(parts)
 
 

@@ -18,10 +18,7 @@ import math
 from collections import OrderedDict
 from pathlib import Path
 
-import numpy as np
-
 from pipeline.errors import CorpusError
-from pipeline.recording import Recording
 from pipeline.simulate.metrics import compute
 
 DEFAULT_METRICS = ("speed", "final_position", "fell")
@@ -111,22 +108,8 @@ def evaluate_batch(scene, overrides_list, metrics=DEFAULT_METRICS, *, duration=N
         if runs.errors[i] is not None:
             out.append({"error": runs.errors[i]})
             continue
-        recording = runs.recording(i)
-        if sim.data.stopped_by >= 0:  # a `stop` event: the records end at its time
-            recording = _cut(recording, sim.data.time)
-        out.append(_measured(recording, sim.model, metrics))
+        out.append(_measured(runs.recording(i), sim.model, metrics))
     return out
-
-
-def _cut(rec, stop_time: float):
-    """The records before a stop event's time, then the stop state at that time (the
-    rollout repeats it in the records after the stop)."""
-    before = np.flatnonzero(rec.time < stop_time - 1e-12)
-    idx = np.r_[before, before.size]
-    time = rec.time[idx].copy()
-    time[-1] = stop_time
-    return Recording(time=time, body_names=rec.body_names, body_pos=rec.body_pos[idx],
-                     body_quat=rec.body_quat[idx], q=rec.q[idx], qd=rec.qd[idx], channels={})
 
 
 def _one(sim, metrics, duration) -> dict:

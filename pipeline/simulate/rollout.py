@@ -34,16 +34,24 @@ class Rollout(NamedTuple):
     sims: list  # the Simulations, advanced
 
     def recording(self, i: int) -> Recording:
-        """Run i as a Recording (body poses from its recorded states), for metrics."""
+        """Run i as a Recording (body poses from its recorded states), for metrics. A run that
+        a `stop` event ended has its records before the stop's time, then the stop state at
+        that time, as `sim.run` records it."""
         sim = self.sims[i]
         m = sim.model
-        T = self.time.shape[0]
-        pos, quat = np.zeros((T, m.nbody, 3)), np.zeros((T, m.nbody, 4))
-        for k in range(T):
-            body_poses(m.tree, self.y[i, k, :m.nq], sim._work.dyn, pos[k], quat[k])
-        return Recording(time=self.time.copy(), body_names=tuple(m.body_names), body_pos=pos,
-                         body_quat=quat, q=self.y[i, :, :m.nq].copy(),
-                         qd=self.y[i, :, m.nq:m.nq + m.nv].copy(), channels={})
+        rows = np.arange(self.time.shape[0])
+        time = self.time.copy()
+        if sim.data.stopped_by >= 0:
+            before = np.flatnonzero(time < sim.data.time - 1e-12)
+            rows = np.r_[before, before.size]  # the rollout repeats the stop state after it
+            time = time[rows]
+            time[-1] = sim.data.time
+        y = self.y[i, rows]
+        pos, quat = np.zeros((rows.size, m.nbody, 3)), np.zeros((rows.size, m.nbody, 4))
+        for k in range(rows.size):
+            body_poses(m.tree, y[k, :m.nq], sim._work.dyn, pos[k], quat[k])
+        return Recording(time=time, body_names=tuple(m.body_names), body_pos=pos, body_quat=quat,
+                         q=y[:, :m.nq].copy(), qd=y[:, m.nq:m.nq + m.nv].copy(), channels={})
 
 
 def rollout_states(sim, states, frames: int, record_every: int = 1) -> Rollout:
@@ -60,21 +68,31 @@ def rollout_states(sim, states, frames: int, record_every: int = 1) -> Rollout:
     return rollout(sims, frames, record_every)
 
 
-def rollout(sims, frames: int, record_every: int = 1) -> Rollout:
+def check(sims, frames: int) -> None:
+    """Raise CorpusError unless the Simulations can be rolled out together for the next
+    `frames` frames, in one call or several: one shape, settings and frame, and no Python at
+    their frame starts (this runs the controllers of the first one, as stepping would)."""
+    first = sims[0]
+    for sim in sims:
+        _check(sim, first, first.data.frame, frames)
+
+
+def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None) -> Rollout:
     """Advance N Simulations of one shape (same scene layout, settings and frame) by
-    `frames` frames in one parallel kernel call (module doc)."""
+    `frames` frames in one parallel kernel call (module doc) on `threads` of numba's threads
+    (default: all)."""
     sims = list(sims)
     first = sims[0]
     frame0 = first.data.frame
-    for sim in sims:
-        _check(sim, first, frame0, frames)
+    check(sims, frames)
+    threads = numba.config.NUMBA_NUM_THREADS if threads is None else max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
     tables = {}  # runs of one model share its tables: id(model) -> (index, statics)
     for sim in sims:
         tables.setdefault(id(sim.model), (len(tables), sim._statics))
     index = np.array([tables[id(sim.model)][0] for sim in sims], np.int64)
     sts = List([statics for _, statics in tables.values()])
     lvs = List([sim._live() for sim in sims])
-    wks = List([first._make_work() for _ in range(min(numba.get_num_threads(), len(sims)))])
+    wks = List([first._make_work() for _ in range(min(threads, len(sims)))])
     n = len(sims)
     Y = np.stack([sim.data.y for sim in sims])
     CS = np.stack([sim.data.cstate for sim in sims])
@@ -90,9 +108,14 @@ def rollout(sims, frames: int, record_every: int = 1) -> Rollout:
     traj = np.zeros((n, nrec, Y.shape[1]))
     s = first.settings
     limits = first._runaway.limits((frame0 + frames) * first.dt)
-    _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every,
-            first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
-            fail, status, done, first._events, ev_log, ev_count, limits, traj)
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every,
+                first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
+                fail, status, done, first._events, ev_log, ev_count, limits, traj)
+    finally:
+        numba.set_num_threads(before)
     errors = []
     for i, sim in enumerate(sims):
         d = sim.data
