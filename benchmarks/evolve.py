@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 import yaml
 
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipeline.batch.executors import LocalExecutor  # noqa: E402
+from pipeline.particles.forces import accumulate  # noqa: E402
 from pipeline.evolve.evaluate import evaluate_individual, evaluate_individuals  # noqa: E402
 from pipeline.evolve.run import batches  # noqa: E402
 from pipeline.evolve.spec import load_evolution  # noqa: E402
@@ -73,6 +75,20 @@ def per_core(setup, overrides, calls: int) -> None:
     print(f"  a frame (dt {sim.dt * 1e3:g} ms, {sim.settings.integrator}, {evaluations:.2f} force evaluations): "
           f"{per_frame * 1e6:.2f} us CPU in the kernel (machines, integrator, floor events, checks); 5000 "
           f"simulated s per s would need {sim.dt / 5000 * 1e6:.2f} us per frame")
+    force = np.zeros_like(sim.data.pos)
+    args = (sim.model.arrays, sim.data.live, sim.data.pos, sim.data.vel, sim.data.time, sim.dt, force)
+    _forces(*args, 1)
+    calls = 200_000
+    cpu = time.process_time()
+    _forces(*args, calls)
+    print(f"  a force evaluation (5 masses, 4 springs, 3 angle joints, 2 torques, drag, floor): "
+          f"{(time.process_time() - cpu) / calls * 1e6:.3f} us CPU")
+
+
+@numba.njit
+def _forces(m, live, pos, vel, t, h, f, calls):
+    for _ in range(calls):
+        accumulate(m, live, pos, vel, t, h, f)
 
 
 def _warm(workers: int):
