@@ -85,6 +85,7 @@ def narrow_vs_coal(n_pairs, batches):
     def theirs(n):
         for _ in range(n):
             for i in range(n_pairs):
+                res.clear()
                 dist(ga[i], ta[i], gb[i], tb[i], req, res)
 
     s1, s2 = coal.Sphere(0.5), coal.Sphere(0.5)
@@ -92,6 +93,7 @@ def narrow_vs_coal(n_pairs, batches):
 
     def binding(n):
         for _ in range(n * n_pairs):
+            res.clear()
             dist(s1, t1, s2, t2, req, res)
 
     tight = coal.DistanceRequest()
@@ -100,6 +102,7 @@ def narrow_vs_coal(n_pairs, batches):
     def theirs_tight(n):
         for _ in range(n):
             for i in range(n_pairs):
+                res.clear()
                 dist(ga[i], ta[i], gb[i], tb[i], tight, res)
 
     def ours_per_call(n):

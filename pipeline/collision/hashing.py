@@ -242,12 +242,12 @@ def _coarser(b, k):
 
 
 @numba.njit(cache=True, inline="always")
-def _native_level(st, o, lo, hi):
-    """(level, tile box there) for o's box: the finest level within the threshold, with
-    hysteresis around the current level; ALL_OVER when even the coarsest is far over."""
-    inv0, t = 1.0 / st.conf[0], st.conf[2] if st.static[o] else st.conf[1]
-    nlev = int(st.conf[3])
-    cur = st.level[o]
+def _native_level(conf, static, cur, lo, hi, o):
+    """(level, tile box there) for o's box (conf: State.conf; static, cur: o's flag and
+    level): the finest level within the threshold, with hysteresis around the current
+    level; ALL_OVER when even the coarsest is far over."""
+    inv0, t = 1.0 / conf[0], conf[2] if static else conf[1]
+    nlev = int(conf[3])
     if cur >= 0:
         b = _tiles(lo, hi, o, inv0 / (1 << cur))
         if _count(b) <= 2 * t and (cur == 0 or _count(_tiles(lo, hi, o, inv0 / (1 << (cur - 1)))) > t / 2):
@@ -285,11 +285,8 @@ def _all_levels(st, o, b, hashing):
 
 
 @numba.njit(cache=True, inline="always")
-def _move(st, o, lo, hi):
-    """Bring object o to its box (lo[o], hi[o]) incrementally."""
-    for c in range(3):
-        st.lo[o, c], st.hi[o, c] = lo[o, c], hi[o, c]
-    lvl, b = _native_level(st, o, lo, hi)
+def _move(st, o, lvl, b):
+    """Bring object o to native level lvl and tile box b there incrementally."""
     old = st.level[o]
     ob = (st.cell[o, 0], st.cell[o, 1], st.cell[o, 2], st.cell[o, 3], st.cell[o, 4], st.cell[o, 5])
     if lvl == old:
@@ -326,16 +323,26 @@ def _room_needed(st, o, n_objects):
 def update(st, lo, hi, alive, start, stop):
     """Move the live objects start..stop-1 to their boxes (rows of lo/hi). Returns -1
     when done, or the object to resume at once the tables have grown (`_room_needed`)."""
+    # arrays taken out of the tuple once: most objects keep their tiles from step to step,
+    # and for them reaching into the tuple (reference counts) cost more than the check
+    conf, level, cell, static, slo, shi = st.conf, st.level, st.cell, st.static, st.lo, st.hi
     n_alive = 0
     for o in range(alive.shape[0]):
         n_alive += alive[o]
     for o in range(start, stop):
         if not alive[o]:
             continue
+        for c in range(3):
+            slo[o, c], shi[o, c] = lo[o, c], hi[o, c]
+        lvl, b = _native_level(conf, static[o], level[o], lo, hi, o)
+        if lvl == level[o] and (lvl == ALL_OVER or (
+                b[0] == cell[o, 0] and b[1] == cell[o, 1] and b[2] == cell[o, 2]
+                and b[3] == cell[o, 3] and b[4] == cell[o, 4] and b[5] == cell[o, 5])):
+            continue  # the same tiles: nothing to move
         tiles, entries, npairs = _room_needed(st, o, n_alive)
         if tiles > st.tkey.shape[0] or entries > st.eobj.shape[0] or npairs > st.pa.shape[0]:
             return o
-        _move(st, o, lo, hi)
+        _move(st, o, lvl, b)
     return -1
 
 
