@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.aba import best_us  # noqa: E402
 from benchmarks.collision_bounce import Bounce, primitives  # noqa: E402
 from benchmarks.collision_peers import coal_shape, coal_transform  # noqa: E402
+from pipeline.collision.detect import contacts  # noqa: E402
 from pipeline.collision.hashing import HierarchicalHash  # noqa: E402
-from pipeline.collision.manifold import manifolds  # noqa: E402
 from pipeline.collision.narrow import make_work, query, query_many  # noqa: E402
 from pipeline.collision.shapes import BOX, pack  # noqa: E402
 from pipeline.collision.sweep import brute_force  # noqa: E402
@@ -171,10 +171,8 @@ def ours_pass(b, poses, grid=None):
             found.clear()
             for pos, quat, rot in poses:
                 b.pos[:], b.rot[:] = pos, rot
-                pairs = grid.update_pairs(*b.bounds())
-                points, first = np.empty((4 * len(pairs), 4)), np.empty(len(pairs) + 1, np.int64)
-                found.append(manifolds(b.shapes, b.shape, b.pos, b.rot, pairs, b.work, points,
-                                       first, np.empty((len(pairs), 3))))
+                found.append(len(contacts(grid, b.shapes, b.shape, b.pos, b.rot, b.work,
+                                          b.box)[1]))
     return run, found
 
 

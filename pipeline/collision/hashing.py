@@ -93,7 +93,7 @@ def _fills_hole(i, j, home):
 
 # ----- tiles ------------------------------------------------------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _tile_slot(st, x, y, z, lvl, create):
     """Slot of tile (x, y, z, lvl); created empty if absent and `create`, else -1."""
     mask = st.tkey.shape[0] - 1
@@ -131,7 +131,7 @@ def _tile_delete(st, i):
 
 # ----- pairs ------------------------------------------------------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pair_add(st, a, b, delta):
     """Add delta to the counter of pair (a, b); a pair whose counter falls to 0 is deleted."""
     if a > b:
@@ -166,7 +166,7 @@ def _pair_delete(st, i):
 
 # ----- an object in one tile ----------------------------------------------------------------
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _hash_tile(st, o, x, y, z, lvl):
     """Put object o in tile (x, y, z, lvl): count a shared tile with every object there
     for which this level is native to one of the two."""
@@ -189,7 +189,7 @@ def _hash_tile(st, o, x, y, z, lvl):
         st.enext[e], st.tcoarse[t] = st.tcoarse[t], e
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _unhash_tile(st, o, x, y, z, lvl):
     """Take object o out of tile (x, y, z, lvl), undoing _hash_tile's counts."""
     t = _tile_slot(st, x, y, z, lvl, False)
@@ -259,7 +259,7 @@ def _native_level(conf, static, cur, lo, hi, o):
     return (nlev - 1 if _count(b) <= 4 * t else ALL_OVER), b
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _box_tiles(st, o, b, lvl, skip, hashing):
     """Hash (or unhash) o in every tile of box b at level lvl that is not in box skip."""
     for x in range(b[0], b[3] + 1):
@@ -456,7 +456,7 @@ class HierarchicalHash:
                      pa=np.full(npairs, EMPTY, i64), pb=np.full(npairs, EMPTY, i64),
                      pcount=z(npairs, i64), count=np.array([0, 0, 0, 0], i64))
 
-    def _grow(self, o: int):
+    def grow(self, o: int):
         """Room for object o's update in every table (at least doubling one that is too
         small), contents kept."""
         old = self.state
@@ -515,7 +515,7 @@ class HierarchicalHash:
             start = update(self.state, lo, hi, self.alive, start, stop)
             if start < 0:
                 return
-            self._grow(start)
+            self.grow(start)
 
     def rebuild(self, lo, hi):
         """Forget every tile and pair, then hash all objects afresh (the non-coherent
@@ -532,6 +532,6 @@ class HierarchicalHash:
         start, found = update_pairs(self.state, lo, hi, self.alive)
         if start < 0:
             return found
-        self._grow(start)
+        self.grow(start)
         self._run(lo, hi, start, len(self.alive))
         return self.pairs()
