@@ -43,7 +43,7 @@ def _disk(buf, r, z, up):
     return RIM
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def feature_local(sh, s, dx, dy, dz, buf):
     """The feature of shape s facing unit direction d (shape frame) into buf; returns
     (count, normal x, y, z): a face's outward normal when count >= 3, else unused."""
@@ -112,7 +112,7 @@ def feature_local(sh, s, dx, dy, dz, buf):
     return 1, 0.0, 0.0, 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _feature_world(sh, s, pos, rot, nx, ny, nz, buf):
     """feature_local along world direction n, moved into the world (points and normal)."""
     lx = rot[0, 0] * nx + rot[1, 0] * ny + rot[2, 0] * nz
@@ -274,7 +274,7 @@ def contact(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, mout):
     return _clipped(sh, a, pa, ra, b, pb, rb, d, wk, mout, 0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _clipped(sh, a, pa, ra, b, pb, rb, d, wk, mout, row):
     """`contact` of overlapping shapes (signed distance d) by reference-face clipping,
     into mout from row `row` on."""
