@@ -93,7 +93,7 @@ def signed(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, exact_gap):
     return out[6]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def iterative(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
     """`query` by GJK and EPA (the pairs without a closed form)."""
     out = wk.out
