@@ -119,3 +119,35 @@ def test_w7_turns_45_degrees_either_way_from_any_phase(heading):
         walk, errors = turn(heading, at, at + 7.0)
         assert not walk.fell, at
         assert np.abs(errors).max() < 5.0, at
+
+
+def test_it_stops_and_stands_quietly_for_ten_seconds():
+    """W5 (digest §8.1): walk at 0.6 m/s from standing, V_d = 0 at 3 s; it stands again
+    within a few steps, then (after 1 s for the last foot to settle) stands 10 s without a
+    step: the feet stay put, the COM rests over the feet's midpoint (within 4 cm after 2 s:
+    its target is mid-foot, 3 cm ahead of the ankles) and still."""
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_w1.yaml"))
+    walk = sim.data.user["biped_walk"]["biped"]
+    sim.step(1)
+    walk.command({"speed": 0.6})
+    sim.step(int(round(3.0 / sim.dt)) - 1)
+    steps = walk.machine.steps
+    assert walk.walking and steps >= 4
+    walk.command({"speed": 0.0})
+    while walk.walking and sim.data.time < 6.0:
+        sim.step(10)
+    assert not walk.walking and not walk.fell
+    assert walk.machine.steps - steps <= 5
+    sim.step(int(round(1.0 / sim.dt)))  # the last foot settles flat
+    feet0 = np.array([sim.sensors.body_pose(f"{s}_foot")[0] for s in ("left", "right")])
+    stood = sim.data.time
+    offsets = []
+    while sim.data.time < stood + 10.0 - 1e-9:
+        sim.step(100)
+        com = sim.sensors.com()[0]
+        feet = np.array([sim.sensors.body_pose(f"{s}_foot")[0] for s in ("left", "right")])
+        offsets.append(np.linalg.norm(com[:2] - feet[:, :2].mean(axis=0)))
+    assert not walk.fell and not walk.walking and walk.recoveries == 0
+    assert np.abs(feet - feet0).max() < 0.01
+    assert max(offsets[20:]) < 0.04  # settled toward it within 2 s
+    assert np.linalg.norm(sim.sensors.com()[1]) < 0.01

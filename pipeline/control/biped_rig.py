@@ -109,6 +109,7 @@ class Rig:
         jpos = np.asarray(t.jpos, float)
         self.thigh = float(np.linalg.norm(jpos[names.index("left_lower_leg")]))
         self.shin = float(np.linalg.norm(jpos[names.index("left_foot")]))
+        self.hip_width = 2.0 * abs(float(jpos[names.index("left_upper_leg"), 1]))
         # only the biped's own bodies count (a scene may hold other creatures)
         parent = np.asarray(t.parent)
         pelvis = int(self.idx[PELVIS])
@@ -124,6 +125,14 @@ class Rig:
         self.work = make_workspace(model.nbody, model.nv)
         self.nbody = model.nbody
         self.feet = np.array([self.idx[slot(s, p)] for s in (0, 1) for p in (FOOT, TOES)], np.int64)
+        # the sole's extent about the ankle (the foot's box: heel and front along x, sides
+        # along y, in foot axes), where the standing balance may put each foot's pressure
+        g = model.geoms
+        mine = np.asarray(g.body) == self.idx[slot(0, FOOT)]
+        if not mine.any():
+            raise CorpusError("biped_walk: the creature's left_foot has no shape to stand on")
+        lo, hi = np.asarray(g.aabb_lo)[mine], np.asarray(g.aabb_hi)[mine]
+        self.sole = np.array([lo[:, 0].min(), hi[:, 0].max(), lo[:, 1].min(), hi[:, 1].max()])
         self.others = np.array([b for b in np.flatnonzero(own) if b not in self.feet], np.int64)
 
     def b(self, name: str) -> int:

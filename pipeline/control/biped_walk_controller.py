@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from pipeline.control.biped_gait import CatmullRom, StanceMachine
-from pipeline.control.biped_pd import heading_of
+from pipeline.control.biped_pd import heading_of, rot_z
 from pipeline.control.biped_rig import FOOT, PELVIS, SIDES, Frame, Rig, slot
 from pipeline.control.biped_torques import (H0, HEADING, HEADING_RATE, PARAMS, PHASE, SPEED, STANCE,
                                             STARTING, SWING_HEADING, WALKING, biped_torques)
@@ -60,6 +60,10 @@ DEFAULTS = {
     "velocity_tuning": True,
     "twist_damping": 1.0,    # the root-controlled hips' twist damping, a fraction of the hip's kd
     "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
+    "roll_guard": 1.0,
+    "recover": True,         # standing: step when the capture point leaves the feet (Coros §5.5)
+    "recover_margin": 0.02,  # m inside the soles' edges
+    "stand_split": 0.0,
     "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],  # y(phi) above the stance height
 }
 # turning, as the released code's TurnController (digest §3.2.6): a turn of more than
@@ -91,6 +95,7 @@ class BipedWalk:
         self.starting: str | None = None  # future stance side while shifting weight to start
         self.start_com = np.zeros(3)
         self.fell = False
+        self.recoveries = 0  # recovery steps taken from standing
         self.strikes: list[tuple[float, str, float, float]] = []
         height = CatmullRom(params["swing_height"])
         self.knots = np.array([height.t, height.v, height.m])
@@ -107,7 +112,7 @@ class BipedWalk:
     # ------------------------------------------------------------------ commands
     def command(self, args: dict) -> None:
         for k, v in args.items():
-            self.p[k] = v if k == "mode" else float(v)
+            self.p[k] = v if k in ("mode", "recover") else float(v)
         if "speed" in args and not self.walking and float(args["speed"]) != 0.0:
             self.p["mode"] = "walk"
         if self.p["mode"] == "stand":
@@ -136,6 +141,8 @@ class BipedWalk:
                 self._foot_strike(f, t)
         elif self.p["mode"] == "walk":
             self._maybe_start(f)
+        elif self.p["recover"] and self._off_balance(f):
+            self._recovery_step(f)
         st[STANCE] = SIDES.index(m.stance)
         st[PHASE] = m.phase
         st[WALKING] = self.walking
@@ -150,7 +157,7 @@ class BipedWalk:
         st[SWING_HEADING] += max(-step, min(step, math.remainder(goal - st[SWING_HEADING], 2 * math.pi)))
         biped_torques(f.R, f.x, f.omega, f.body_com, f.com, f.com_vel, f.grf, rig.idx, rig.parent, rig.mass,
                       rig.total_mass, rig.jtype, rig.jvadr, rig.jaxes, rig.jgain, rig.jlimit, rig.jlimited,
-                      rig.jmirror, rig.root_gains, rig.thigh, rig.shin, self.par, st, self.swing_start,
+                      rig.jmirror, rig.root_gains, rig.thigh, rig.shin, rig.sole, self.par, st, self.swing_start,
                       self.knots, d.ctrl, d.forces.damping, self.target)
         self._publish(d.channels, f)
 
@@ -174,6 +181,29 @@ class BipedWalk:
         if self.p["speed"] == 0.0 and speed < self.p["stop_speed"]:
             self.walking = False
             self.p["mode"] = "stand"
+
+    def _off_balance(self, f: Frame) -> bool:
+        """Standing: does the capture point (COM + v sqrt(h/g), where an inverted pendulum
+        comes to rest) leave the feet's sole rectangle, shrunk by a margin (Coros §5.5: the
+        COM near the support's edge or moving faster than epsilon)?"""
+        heading = rot_z(self.heading)
+        h = max(f.com[2] - min(self._foot(f, s)[2] for s in SIDES), 0.1)
+        cp = heading.T @ (f.com + f.com_vel * math.sqrt(h / 9.8))
+        ankles = np.array([heading.T @ self._foot(f, s) for s in SIDES])
+        heel, front, right, left = self.rig.sole
+        margin = self.p["recover_margin"]
+        return not (ankles[:, 0].min() + heel + margin < cp[0] < ankles[:, 0].max() + front - margin
+                    and ankles[:, 1].min() + right + margin < cp[1] < ankles[:, 1].max() + left - margin)
+
+    def _recovery_step(self, f: Frame) -> None:
+        """Walk at V_d = 0 until a foot-strike slow enough to stand again (Coros §5.5); the
+        foot on the side the COM moves toward swings."""
+        v_left = float(f.com_vel[:2] @ rot_z(self.heading)[:2, 1])
+        self.walking = True
+        self.machine.stance = "right" if v_left > 0 else "left"
+        self.machine.phase = 0.0
+        self.swing_start = self._foot(f, self.machine.swing).copy()
+        self.recoveries += 1
 
     def _maybe_start(self, f: Frame) -> None:
         """Start walking: shift the COM toward the future stance foot; the step (a
