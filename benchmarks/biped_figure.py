@@ -18,7 +18,7 @@ import pipeline  # noqa: E402
 sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_walk.yaml"))
 c = sim.data.user["biped_walk"]["biped"]
 rows = []
-while sim.data.time < 12.0 - 1e-9:
+while sim.data.time < sim.settings.duration - 1e-9:
     sim.step(10)
     ch = sim.data.channels
     rows.append((sim.data.time, ch["walk_heading"], ch["walk_heading_command"], ch["walk_com_speed"], ch["walk_speed_command"], *sim.sensors.com()[0][:2]))
@@ -33,6 +33,6 @@ for t, side, x, y in c.strikes:
     ax[2].plot(x, y, "o" if side == "left" else "s", color="tab:blue" if side == "left" else "tab:red", ms=5)
 ax[2].plot([], [], "o", color="tab:blue", label="left stance foot at strike"); ax[2].plot([], [], "s", color="tab:red", label="right")
 ax[2].set_aspect("equal"); ax[2].set_xlabel("x (m)"); ax[2].set_ylabel("y (m)"); ax[2].legend(fontsize=8); ax[2].set_title("from above")
-fig.suptitle("scenes/biped_walk.yaml: stand, walk 0.6 m/s, turn to 45 deg at 4 s and back at 7 s, stop at 10 s")
+fig.suptitle("scenes/biped_walk.yaml: stand, walk 0.6 m/s, turn to 45 deg at 4 s and back at 7 s, stop at 10 s, stand")
 fig.tight_layout(); fig.savefig(sys.argv[1], dpi=80)
 print("fell", c.fell, "steps", c.machine.steps)

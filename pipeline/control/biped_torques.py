@@ -204,8 +204,8 @@ def _gravity_compensation(x, body_com, idx, parent, mass, walking, stance, tau):
 def _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left, tau):
     """Velocity tuning (walking) or balance (standing): a virtual force on the COM through
     the stance leg's J^T, ankle -> knee -> hip (both legs while standing, split by their
-    ground force). Walking, the hip's share goes to the pelvis, since the stance hip is
-    root-controlled; returns that share.
+    ground force). Walking or starting, the hip's share goes to the pelvis, since the hips
+    are root-controlled then; returns that share.
 
     Standing, each ankle also carries the moment of the load on its foot about it, as if
     that load stood under the COM (along the heading, within the sole): without it the
@@ -213,6 +213,7 @@ def _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, 
     times as far ahead as its target (kp h ~ 920 N m against m g = 690 N), beyond what the
     force clamp can hold, and the standing biped fell forward within 3 s."""
     walking = st[WALKING] > 0.5
+    starting = st[STARTING] >= 0
     v_sag, v_cor = dot(com_vel, fwd), dot(com_vel, left)
     if walking:
         foot = x[idx[slot(int(st[STANCE]), FOOT)]]
@@ -253,7 +254,7 @@ def _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, 
                 c += mass[b] * body_com[b]
                 msum += mass[b]
             torque = cross(c / msum - x[joint], Fs)
-            if first == 2 and walking:
+            if first == 2 and (walking or starting):
                 root += torque
             elif first == 0 and grf[s] <= 0.0:
                 continue  # the foot is not planted: no ankle torque (foot-roll guard)
@@ -272,10 +273,14 @@ def _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau):
     tau_stance = -tau_root - (the other root children's torques) (Eq. 2.3), all of it (the
     released code's split by the feet's ground-force shares loaded the trailing hip right
     after a strike, and the new stance foot, barely loaded yet, slid backwards 0.3 m per
-    step). Standing, the hips keep their PD targets (legs straight below the pelvis): shared
-    root control there set the feet's loads against the COM's side, the COM drifted toward
-    the unloaded foot and the biped fell sideways a few seconds after stopping."""
-    if st[WALKING] <= 0.5:
+    step). While the COM shifts toward the first stance foot, both hips share it by their
+    feet's ground forces. Standing still, the hips keep their PD targets (legs straight
+    below the pelvis): shared root control there set the feet's loads against the COM's
+    side, the COM drifted toward the unloaded foot and the biped fell sideways a few
+    seconds after stopping; and PD hips alone shift the weight by the ankles' roll, which
+    rolled the first stance foot 35 degrees onto its edge before the first step."""
+    walking = st[WALKING] > 0.5
+    if not walking and st[STARTING] < 0:
         return
     kp, kd, tmax = root_gains[0], root_gains[1], root_gains[2]
     pel = idx[PELVIS]
@@ -284,18 +289,24 @@ def _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau):
     w_err = omega[pel].copy()
     w_err[2] -= st[HEADING_RATE]  # the desired heading turns: track its rate, not rest
     t_root = clamp_norm(mv(Rp, kp * log_rot(mtm(Rp, R_root))) - kd * w_err, tmax) + extra
-    s = int(st[STANCE])
-    if max(grf[0], 0.0) + max(grf[1], 0.0) <= 0.0:
+    total = max(grf[0], 0.0) + max(grf[1], 0.0)
+    if total <= 0.0:
         t_root[:] = 0.0  # no ground force: the pelvis cannot be pushed on
     hip0, hip1 = idx[slot(0, UPPER_LEG)], idx[slot(1, UPPER_LEG)]
     makeup = -t_root - tau[idx[LOWER_BACK]] - tau[hip0] - tau[hip1]
-    # what root control twists the hip about the vertical goes through the foot into the
-    # ground, which holds at most mu F_n r of it: more spins the foot, and the stance with it
-    most = par[YAW_FRICTION] * max(grf[s], 0.0)
-    makeup[2] = clip(makeup[2], -most, most)
-    h = idx[slot(s, UPPER_LEG)]
-    tau[h] += makeup
-    tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
+    for s in range(2):
+        if walking:
+            share = 1.0 if s == int(st[STANCE]) else 0.0
+        else:
+            share = max(grf[s], 0.0) / total if total > 0.0 else 0.5
+        # what root control twists a hip about the vertical goes through the foot into the
+        # ground, which holds at most mu F_n r of it: more spins the foot, and the stance with it
+        add = share * makeup
+        most = par[YAW_FRICTION] * max(grf[s], 0.0)
+        add[2] = clip(add[2], -most, most)
+        h = idx[slot(s, UPPER_LEG)]
+        tau[h] += add
+        tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
 
 
 @numba.njit(cache=True)
@@ -310,7 +321,8 @@ def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, da
         b = idx[k + 1]
         va = jvadr[k]
         n = 3 if jtype[k] == BALL else 1 if jtype[k] == REVOLUTE else 2
-        root_controlled = walking and k == slot(stance, UPPER_LEG) - 1
+        hip = k == slot(0, UPPER_LEG) - 1 or k == slot(1, UPPER_LEG) - 1
+        root_controlled = hip and ((not walking and st[STARTING] >= 0) or (walking and k == slot(stance, UPPER_LEG) - 1))
         for i in range(n):
             damping[va + i] = 0.0 if root_controlled else jgain[k, 1] * scale
         if root_controlled:

@@ -45,7 +45,7 @@ DEFAULTS = {
     "ipm_gain": 1.1,         # sagittal IPM gain, the released code's (1.0: falls within 4 s at 1 m/s)
     "ipm_gain_coronal": 1.0,  # coronal IPM gain (the released code: 1.3)
     "max_step": 0.6,         # step clamp, fraction of the leg length (thesis: 0.6 L)
-    "k_v": 100.0,            # sagittal virtual-force gain, N s/m (thesis)
+    "k_v": 350.0,            # sagittal virtual-force gain, N s/m
     "coronal_kp": 20.0,      # coronal COM PD, per kg (released code)
     "coronal_kd": 9.0,
     "max_force_sagittal": 60.0,
@@ -54,6 +54,7 @@ DEFAULTS = {
     "stand_kd": 200.0,       # N s/m
     "stop_speed": 0.1,       # |v| below which a stop request stands at a foot-strike, m/s
     "turn_rate": 2.0,        # rad/s
+    "acceleration": 1.0,     # m/s^2: how fast V_d follows the speed command
     "kp_scale": 1.0,         # every kp (and kd = 2 sqrt(kp)); the generator sets mass ratios
     "ipm": True,             # layers, for ablations
     "gravity_compensation": True,
@@ -89,6 +90,7 @@ class BipedWalk:
         self.dt = dt
         self.machine = StanceMachine()
         self.heading = heading0          # slewed desired heading
+        self.speed = 0.0                 # slewed desired speed (V_d)
         self.h0 = pelvis_height          # nominal pelvis height (falls, limp blend)
         self.swing_start = x_start.copy()
         self.walking = params["mode"] == "walk"
@@ -135,7 +137,11 @@ class BipedWalk:
         turning = abs(math.remainder(self.p["heading"] - self.heading, 2 * math.pi)) > TURN_DONE
         # the released code's TurnController: slow down while turning, more for sharp turns
         lo, hi = TURN_SPEED_SHARP if self.turn_size > SHARP_TURN else TURN_SPEED
-        self.par[SPEED] = min(max(self.p["speed"], lo), hi) if turning else self.p["speed"]
+        # V_d follows the command at most `acceleration` m/s^2 (a step of 1.4 m/s from
+        # standing spun the stance foot and fell within two steps)
+        dv = self.p["acceleration"] * self.dt
+        self.speed += max(-dv, min(dv, self.p["speed"] - self.speed)) if self.walking else -self.speed
+        self.par[SPEED] = min(max(self.speed, lo), hi) if turning else self.speed
         if self.walking:
             if m.advance(self.dt, self.p["step_time"], f.grf[SIDES.index(m.swing)]):
                 self._foot_strike(f, t)
