@@ -90,7 +90,7 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
         _gravity_compensation(x, body_com, idx, parent, mass, walking, stance, tau)
     extra = np.zeros(3)
     if par[VT] > 0.5 or not walking:
-        extra = _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left,
+        extra = _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left,
                                tau)
     _hips(R, omega, grf, idx, jgain, root_gains, par, st, extra, tau)
     _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping)
@@ -201,7 +201,7 @@ def _gravity_compensation(x, body_com, idx, parent, mass, walking, stance, tau):
 
 
 @numba.njit(cache=True)
-def _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left, tau):
+def _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left, tau):
     """Velocity tuning (walking) or balance (standing): a virtual force on the COM through
     the stance leg's J^T, ankle -> knee -> hip (both legs while standing, split by their
     ground force). Walking or starting, the hip's share goes to the pelvis, since the hips
@@ -258,6 +258,14 @@ def _virtual_force(x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, 
                 root += torque
             elif first == 0 and grf[s] <= 0.0:
                 continue  # the foot is not planted: no ankle torque (foot-roll guard)
+            elif first == 0 and not walking:
+                # standing, the ankle's roll stays within what the loaded sole holds (half
+                # its width times its load): more rolled the first stance foot 35 degrees
+                # onto its edge while the COM shifted toward it before the first step
+                ax = R[joint][:, 0].copy()
+                t_roll = dot(torque, ax)
+                most = 0.5 * (sole[3] - sole[2]) * grf[s]
+                tau[joint] -= torque - (t_roll - clip(t_roll, -most, most)) * ax
             else:
                 tau[joint] -= torque  # the joint's child is below it
         if not walking and grf[s] > 0.0:
