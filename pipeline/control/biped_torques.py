@@ -330,7 +330,8 @@ def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, da
         va = jvadr[k]
         n = 3 if jtype[k] == BALL else 1 if jtype[k] == REVOLUTE else 2
         hip = k == slot(0, UPPER_LEG) - 1 or k == slot(1, UPPER_LEG) - 1
-        root_controlled = hip and ((not walking and st[STARTING] >= 0) or (walking and k == slot(stance, UPPER_LEG) - 1))
+        starting = not walking and st[STARTING] >= 0
+        root_controlled = hip and (starting or (walking and k == slot(stance, UPPER_LEG) - 1))
         for i in range(n):
             damping[va + i] = 0.0 if root_controlled else jgain[k, 1] * scale
         if root_controlled:
