@@ -109,7 +109,6 @@ class Rig:
         jpos = np.asarray(t.jpos, float)
         self.thigh = float(np.linalg.norm(jpos[names.index("left_lower_leg")]))
         self.shin = float(np.linalg.norm(jpos[names.index("left_foot")]))
-        self.hip_width = 2.0 * abs(float(jpos[names.index("left_upper_leg"), 1]))
         # only the biped's own bodies count (a scene may hold other creatures)
         parent = np.asarray(t.parent)
         pelvis = int(self.idx[PELVIS])

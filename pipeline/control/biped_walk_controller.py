@@ -16,7 +16,7 @@ Each frame, in the released code's order (digest §3.2.5):
 Standing mode balances the COM over the feet's midpoint by the same virtual force on both
 legs; `walk: {speed: ...}` starts a step once the COM has moved 40 % of the way to the
 future stance foot, and a stop request stands again once the speed is small at a
-foot-strike.
+foot-strike; standing, a recovery step starts when the capture point leaves the soles.
 """
 from __future__ import annotations
 
@@ -61,10 +61,8 @@ DEFAULTS = {
     "velocity_tuning": True,
     "twist_damping": 1.0,    # the root-controlled hips' twist damping, a fraction of the hip's kd
     "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
-    "roll_guard": 1.0,
     "recover": True,         # standing: step when the capture point leaves the feet (Coros §5.5)
     "recover_margin": 0.02,  # m inside the soles' edges
-    "stand_split": 0.0,
     "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],  # y(phi) above the stance height
 }
 # turning, as the released code's TurnController (digest §3.2.6): a turn of more than
