@@ -1,6 +1,7 @@
 """Many runs of one particle model side by side: one numba call (pipeline/particles/frames.py:
-run_batch; with `threads`, one per thread over disjoint runs) advances all of them, each from its own `ParticleData` (state, machines'
-memory and parameters, actuated forces, random generator). For evolution: individuals that
+run_batch, which releases the GIL, so batches in several threads run at once) advances all of
+them, each from its own `ParticleData` (state, machines' memory and parameters, actuated
+forces, random generator). For evolution: individuals that
 differ only in FSM parameters and seeds share the model, so a generation is a few kernel calls
 instead of a Python loop per individual. Every run is the same to the bit as
 `ParticleSimulation.frames` over its data.
@@ -12,9 +13,6 @@ instead of a Python loop per individual. Every run is the same to the bit as
 """
 from __future__ import annotations
 
-import functools
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from pipeline.control.fsm_code import raise_error
@@ -25,10 +23,8 @@ from pipeline.particles.spawners import draw_releases
 
 
 class Batch:
-    def __init__(self, sim: ParticleSimulation, datas: list, frames: int, stop: tuple = NO_STOP,
-                 threads: int = 1):
+    def __init__(self, sim: ParticleSimulation, datas: list, frames: int, stop: tuple = NO_STOP):
         self.sim, self.datas, self.frames = sim, datas, frames
-        self.threads = max(1, min(threads, len(datas)))
         m = sim.model
         every = sim.settings.record_every
         rows = frames // every + 1
@@ -91,11 +87,7 @@ class Batch:
                 sim.substep, sim.substeps, self.counters, self.slots, self.states, n, sim.runaway.limits(t_next),
                 horizon, self.done == 0, sim.settings.record_every, self.stop, self.var_slots, *self.rec, self.nrec,
                 self.active, self.status, self.codes, sim.columns, sim.sources, releases, jitter)
-        cuts = np.linspace(0, len(self.datas), self.threads + 1).astype(int)
-        if self.threads == 1:
-            run_batch(*args, 0, len(self.datas))
-        else:
-            list(_pool(self.threads).map(lambda a, b: run_batch(*args, a, b), cuts[:-1], cuts[1:]))
+        run_batch(*args)
         for k, d in enumerate(self.datas):
             did = int(self.frame[k] - before[k])
             if d.spawners and did < n:  # draw again only what the frames done used
@@ -128,13 +120,6 @@ class Batch:
         """Run k's Recording: its start, every `record_every`-th frame, up to its stop."""
         r = int(self.nrec[k])
         return self.sim.recording_of(self.datas[k], *(a[k, :r] for a in self.rec))
-
-
-@functools.cache
-def _pool(threads: int) -> ThreadPoolExecutor:
-    """One thread pool per size for the process's life: starting threads for every chunk cost
-    a small batch more than its chunk's frames."""
-    return ThreadPoolExecutor(threads)
 
 
 def _memory(data) -> tuple[list, list]:

@@ -132,14 +132,14 @@ def run_frames(m, c, live, method, pos, vel, t, frame, dt, substep, nsub, counte
 def run_batch(m, c, sp_rest, an_rest, tq_torque, cf_mag, method, pos, vel, t, frame, dt, substep, nsub,
               counters, slots, states, nframes, limits, horizon, record_first, every, stop, var_slots,
               rec_time, rec_pos, rec_vel, rec_state, rec_var, nrec, active, status, errors, columns,
-              sources, releases, jitter, first, last):
-    """`run_frames` for every run k in [first, last) with active[k], one after another
-    without the GIL (threads run disjoint ranges side by side): its state, live forces
-    (rows of sp_rest, an_rest, tq_torque, cf_mag), machines' memory, records and bubble
-    releases are row k of each array; it records from row nrec[k] on. Updates t, frame, nrec and sets status[k]
+              sources, releases, jitter):
+    """`run_frames` for every run k with active[k], one after another without the GIL (so
+    batches in other threads run at the same time): its state, live forces (rows of sp_rest,
+    an_rest, tq_torque, cf_mag), machines' memory, records and bubble releases are row k of
+    each array; it records from row nrec[k] on. Updates t, frame, nrec and sets status[k]
     and errors[k]."""
     stack, work = scratch(m, c)
-    for k in range(first, last):
+    for k in range(pos.shape[0]):
         if not active[k]:
             continue
         live = Live(sp_rest[k], an_rest[k], tq_torque[k], cf_mag[k])
