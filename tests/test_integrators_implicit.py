@@ -12,8 +12,8 @@ from pipeline.physics.contact.linearize import dissipative_part, ground_point_de
 from pipeline.physics.forces import joint_forces
 from pipeline.physics.crba import crba
 from pipeline.physics.integrators import INTEGRATORS
-from pipeline.physics.implicit import joint_stiffness, tree_lu_factor, tree_lu_solve, point_jacobian
-from pipeline.physics.kinematics import joint_pass
+from pipeline.physics.implicit import implicit_euler_step, joint_stiffness
+from pipeline.physics.kinematics import joint_pass, make_workspace
 from pipeline.spec.types import ExpSpring, JointForces
 from simulation_helpers import creature, rod, simulate
 
@@ -34,15 +34,27 @@ def roach_in_motion(seed=3):
     return sim
 
 
+def point_jacobian(sim, q, b, p):
+    """d(world velocity of the point p fixed in body b) / d qd, column by column (the
+    velocity is linear in qd)."""
+    nv = sim.model.nv
+    w = make_workspace(sim.model.nbody, nv)
+    J = np.zeros((3, nv))
+    for j in range(nv):
+        joint_pass(sim._statics.tree, q, np.eye(nv)[j], w, True)
+        J[:, j] = point_velocity(b, p[0], p[1], p[2], w.xpos, w.xrot, w.v)
+    return J
+
+
 def test_point_jacobian_maps_joint_velocities_to_the_point_velocity():
     sim = roach_in_motion()
     st, wk, d = sim._statics, sim._work, sim.data
     joint_pass(st.tree, d.q, d.qd, wk.dyn, True)
     rng = np.random.default_rng(0)
-    J = np.zeros((3, sim.model.nv))
     for b in (0, 7, 12, 20, 32):  # abdomen and feet of several legs
         p = wk.dyn.xpos[b] + wk.dyn.xrot[b] @ rng.uniform(-0.003, 0.003, 3)
-        point_jacobian(st.tree, wk.dyn, b, p[0], p[1], p[2], J)
+        J = point_jacobian(sim, d.q, b, p)
+        joint_pass(st.tree, d.q, d.qd, wk.dyn, True)
         v = point_velocity(b, p[0], p[1], p[2], wk.dyn.xpos, wk.dyn.xrot, wk.dyn.v)
         np.testing.assert_allclose(J @ d.qd, v, rtol=1e-12, atol=1e-14)
 
@@ -54,7 +66,7 @@ def test_joint_stiffness_is_minus_the_derivative_of_the_joint_forces():
     f.limit_lower[5], f.limit_upper[5], f.limit_k[5], f.limit_b[5] = -1.0, d.q[6] - 0.01, 3e-4, 2e-6
     f.servo_kp[9], f.servo_kd[9] = 1e-4, 1e-6
     nv = sim.model.nv
-    K, C, Krest = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros(nv)
+    K, C, Krest = np.zeros(nv), np.zeros(nv), np.zeros(nv)
     rest = d.exp_rest.copy()
     joint_stiffness(f, st.dof_qpos, d.q, rest, K, C, Krest)
 
@@ -70,7 +82,7 @@ def test_joint_stiffness_is_minus_the_derivative_of_the_joint_forces():
         qp[iq] += e
         qm[iq] -= e
         dq = (tau(qp, d.qd, rest) - tau(qm, d.qd, rest)) / (2 * e)
-        assert -dq[j] == pytest.approx(K[j, j], rel=1e-6, abs=1e-12)
+        assert -dq[j] == pytest.approx(K[j], rel=1e-6, abs=1e-12)
         # the forces are linear in qd, so a larger step costs no truncation error and keeps
         # roundoff below the tolerance where a joint's force dwarfs its damping (the roach's
         # tarsal stops: 3e-4 N m against 2e-8 N m s/rad)
@@ -79,50 +91,78 @@ def test_joint_stiffness_is_minus_the_derivative_of_the_joint_forces():
         vp[j] += ev
         vm[j] -= ev
         dv = (tau(d.q, vp, rest) - tau(d.q, vm, rest)) / (2 * ev)
-        assert -dv[j] == pytest.approx(C[j, j], rel=1e-6, abs=1e-15)
+        assert -dv[j] == pytest.approx(C[j], rel=1e-6, abs=1e-15)
         rp, rm = rest.copy(), rest.copy()
         rp[j] += e
         rm[j] -= e
         dr = (tau(d.q, d.qd, rp) - tau(d.q, d.qd, rm)) / (2 * e)
         assert dr[j] == pytest.approx(Krest[j], rel=1e-6, abs=1e-12)
-    assert np.count_nonzero(np.diag(K)) == nv - 6 and np.count_nonzero(np.diag(C)) > 30
+    assert np.count_nonzero(K) == nv - 6 and np.count_nonzero(C) > 30
 
 
-def chain(parent, j):
-    """DOF j and every DOF inward of it."""
-    out = {j}
-    while parent[j] >= 0:
-        j = parent[j]
-        out.add(j)
-    return out
+def standing_roach(seed=4):
+    """The tripod roach on its feet 50 ms into its gait, its joints moving."""
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "roach_tripod.yaml"))
+    sim.run(0.05, progress=False)
+    sim.data.qd[:] += np.random.default_rng(seed).normal(0.0, 0.3, sim.model.nv)
+    return sim
 
 
-def test_tree_factorization_solves_the_roach_system():
-    """W = M + J^T Kp J over one leg's chain keeps the mass matrix's tree sparsity, which
-    the tree factorization relies on; its solve matches numpy's dense one."""
-    sim = roach_in_motion()
+@pytest.mark.parametrize("prescribed", [False, True])
+def test_implicit_step_solves_the_assembled_linear_system(prescribed):
+    """The step's articulated-body pass with the contact points' inertias and the joints'
+    diagonals gives the velocity change of the dense system (module doc of
+    pipeline.physics.implicit) (M + h C + h^2 K) dqd = h M qdd - h^2 K qd + h^2 Krest
+    rest', assembled here from the CRBA mass matrix, point Jacobians and the contact and
+    joint derivatives; with a prescribed root its rows are its given accelerations and
+    the rest is solved with them moved to the right-hand side."""
+    sim = standing_roach()
     st, wk, d = sim._statics, sim._work, sim.data
-    nv = sim.model.nv
-    M = np.zeros((nv, nv))
-    crba(st.tree, d.q, M, wk.dyn)
-    parent = st.dof_parent
-    ancestors = [chain(parent, j) for j in range(nv)]
-    related = np.array([[i in ancestors[j] or j in ancestors[i] for j in range(nv)]
-                        for i in range(nv)])
-    assert np.all(M[~related] == 0.0) and related.sum() < nv * nv / 2
-    J = np.zeros((3, nv))
+    nq, nv, h = sim.model.nq, sim.model.nv, 1e-4  # 10x the scene's step: the terms matter
+    d.forces.servo_kp[9], d.forces.servo_kd[9] = 1e-4, 1e-6
+    d.motor_active[9], d.motor_vel[9], d.motor_end[9] = 1, 0.7, 1.0
+    if prescribed:  # the compiled model may be shared within the process: restored below
+        st.tree.prescribed[0] = True
+        d.qdd_prescribed[:6] = [0.1, -0.2, 0.3, 1.0, -2.0, 0.5]
+    try:
+        check_implicit_step(sim, h, prescribed)
+    finally:
+        st.tree.prescribed[0] = False
+
+
+def check_implicit_step(sim, h, prescribed):
+    st, wk, d = sim._statics, sim._work, sim.data
+    nq, nv = sim.model.nq, sim.model.nv
+    lv = sim._live()
+    qdd = sim.qdd().copy()
     joint_pass(st.tree, d.q, d.qd, wk.dyn, True)
-    point_jacobian(st.tree, wk.dyn, 32, *wk.dyn.xpos[32], J)
-    rng = np.random.default_rng(1)
-    Kp = rng.normal(size=(3, 3)) * 1e-6  # not symmetric, like linearised friction
-    W = M + J.T @ Kp @ J
-    assert np.all(W[~related] == 0.0) and not np.allclose(W, W.T)
-    b = rng.normal(size=nv)
-    H, x = W.copy(), b.copy()
-    assert tree_lu_factor(H, parent)
-    tree_lu_solve(H, parent, x)
-    np.testing.assert_allclose(x, np.linalg.solve(W, b), rtol=1e-9)
-    assert not tree_lu_factor(np.zeros((3, 3)), np.array([-1, 0, 1]))
+    npt = len(sim.model.contact.point_body)
+    body, point = np.zeros(npt, np.int64), np.zeros((npt, 3))
+    dfdp, dfdv = np.zeros((npt, 3, 3)), np.zeros((npt, 3, 3))
+    n = ground_point_derivatives(sim.model.contact, d.cstate, wk.dyn.xpos, wk.dyn.xrot,
+                                 wk.dyn.v, body, point, dfdp, dfdv)
+    assert n >= 6 and len(set(body[:n])) >= 3  # several feet, several points on some
+    k, c, krest = np.zeros(nv), np.zeros(nv), np.zeros(nv)
+    joint_stiffness(d.forces, st.dof_qpos, d.q, d.exp_rest, k, c, krest)
+    K, C = np.diag(k), np.diag(c)
+    for m in range(n):
+        J = point_jacobian(sim, d.q, body[m], point[m])
+        K -= J.T @ dfdp[m] @ J
+        C -= J.T @ dfdv[m] @ J
+    M = np.zeros((nv, nv))
+    crba(st.tree, d.q, M, make_workspace(sim.model.nbody, nv))
+    W = M + h * C + h * h * K
+    rate = np.where(d.motor_active != 0, d.motor_vel, 0.0)
+    rhs = M @ qdd - h * K @ d.qd + h * krest * rate
+    kv = qdd.copy()
+    free = slice(6, nv) if prescribed else slice(0, nv)
+    kv[free] = np.linalg.solve(W[free, free], rhs[free] - W[free, :6] @ qdd[:6] * prescribed)
+    y, cs = d.y.copy(), d.cstate.copy()
+    implicit_euler_step(st, lv, wk, d.time, h, y, cs, wk.ynew)
+    dqd = wk.ynew[nq:nq + nv] - d.qd
+    np.testing.assert_allclose(dqd, h * kv, rtol=0, atol=1e-9 * np.abs(h * kv).max())
+    np.testing.assert_allclose(wk.ynew[nq + nv:], d.exp_rest + h * rate, rtol=1e-15)
+    assert np.abs(h * kv - h * qdd).max() > 0.1 * np.abs(h * kv).max()  # the terms matter
 
 
 def test_contact_derivatives_of_a_resting_cube_are_the_exponential_spring_stiffness():

@@ -45,16 +45,27 @@ def body_bias_forces(tree, fext, w, out):
 
 
 @numba.njit(cache=True)
-def parent_acceleration(tree, gravity, w, i):
-    """w.a[i] = X_i a_parent: the parent's acceleration seen in body i (world: -g)."""
+def parent_acceleration(tree, gravity, w, a, i):
+    """a[i] = X_i a_parent: the parent's acceleration seen in body i (world: -g)."""
     p = tree.parent[i]
     if p >= 0:
-        motion_to_child(w.E, w.r, i, w.a, p, w.a, i)
+        motion_to_child(w.E, w.r, i, a, p, a, i)
     else:
         for k in range(3):
-            w.a[i, k] = 0.0
-            w.a[i, 3 + k] = -(w.E[i, k, 0] * gravity[0] + w.E[i, k, 1] * gravity[1]
-                              + w.E[i, k, 2] * gravity[2])
+            a[i, k] = 0.0
+            a[i, 3 + k] = -(w.E[i, k, 0] * gravity[0] + w.E[i, k, 1] * gravity[1]
+                            + w.E[i, k, 2] * gravity[2])
+
+
+@numba.njit(cache=True)
+def bias_accelerations(tree, gravity, w, a0):
+    """a0[i]: body i's spatial acceleration when the joint accelerations of the free
+    joints are zero (the world's -g and the velocity products c carried outward), so
+    that a_i = J_i qdd + a0[i] with J_i the body's Jacobian, prescribed DOFs included."""
+    for i in range(tree.parent.shape[0]):
+        parent_acceleration(tree, gravity, w, a0, i)
+        for k in range(6):
+            a0[i, k] += w.c[i, k]
 
 
 @numba.njit(cache=True)
@@ -71,8 +82,19 @@ def aba(tree, gravity, q, qd, tau, fext, qdd, w):
 def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
     """Passes 2 and 3 of `aba` for a workspace on which `joint_pass(..., True)` has just
     run (a step kernel that needed the poses and velocities first saves one pass)."""
-    nb = tree.parent.shape[0]
     body_bias_forces(tree, fext, w, w.pA)
+    articulated_passes(tree, gravity, tau, tree.armature, qdd, w)
+
+
+@numba.njit(cache=True)
+def articulated_passes(tree, gravity, tau, diag, qdd, w):
+    """The inward and outward passes of the ABA over the inertias w.IA and bias forces w.pA
+    the caller has set, with diag (nv,) added to every D = S^T IA S (the armature).
+
+    Any symmetric IA and diag that keep the joint-space matrix positive definite work:
+    the implicit step adds the linearised contact forces to IA and the joint elements'
+    stiffness and damping to diag (pipeline.physics.implicit)."""
+    nb = tree.parent.shape[0]
     S, U, IA, Ia = w.S, w.U, w.IA, w.Ia
     for i in range(nb - 1, -1, -1):
         p = tree.parent[i]
@@ -112,7 +134,7 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
         if n == 1:
             o = 3 if jt == PRISMATIC else 0
             dinv = 1.0 / (S[va, o] * U[va, o] + S[va, o + 1] * U[va, o + 1]
-                          + S[va, o + 2] * U[va, o + 2] + tree.armature[va])
+                          + S[va, o + 2] * U[va, o + 2] + diag[va])
             w.Dfac[i, 0, 0] = dinv
             if p < 0:
                 continue
@@ -140,7 +162,7 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
                             acc += S[va + d, k] * U[va + e, k]
                     D[d, e] = acc
                     D[e, d] = acc
-                D[d, d] += tree.armature[va + d]
+                D[d, d] += diag[va + d]
             ldl_factor(D, n, w.Dfac, i)
             if p < 0:
                 continue
@@ -178,7 +200,7 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
     for i in range(nb):
         n = nv_of(tree.jtype[i])
         va = tree.vadr[i]
-        parent_acceleration(tree, gravity, w, i)
+        parent_acceleration(tree, gravity, w, w.a, i)
         for k in range(6):
             w.a[i, k] += w.c[i, k]
         if n > 0 and not tree.prescribed[i]:

@@ -16,13 +16,6 @@ from pipeline.physics.spatial import add_force_to_parent, add_inertia_to_parent,
 def crba(tree, q, M, w):
     """M (nv, nv) <- mass matrix at configuration q. Allocates nothing."""
     joint_pass(tree, q, q[:0], w, False)
-    crba_after_joint_pass(tree, M, w)
-
-
-@numba.njit(cache=True)
-def crba_after_joint_pass(tree, M, w):
-    """crba for a workspace whose joint transforms are already those of q (an evaluation
-    at q has just run): the implicit step needs M where it has just evaluated."""
     nb = tree.parent.shape[0]
     nv = M.shape[0]
     for i in range(nb):

@@ -60,14 +60,14 @@ class Work(NamedTuple):
     ynew: np.ndarray  # (n,) candidate end-of-step state
     cs_cand: np.ndarray  # contact state to commit if the step is accepted
     cs_scratch: np.ndarray  # contact state written by the later stages (discarded)
-    # the implicit step's linear system (pipeline.physics.implicit)
-    mass: np.ndarray  # (nv, nv) M(q)
-    stiff: np.ndarray  # (nv, nv) K = -dtau/dq
-    damp: np.ndarray  # (nv, nv) C = -dtau/dqd
-    lin: np.ndarray  # (nv, nv) M + h C + h^2 K, factored in place
-    rhs: np.ndarray  # (nv,) right-hand side, then the velocity change
+    # the implicit step (pipeline.physics.implicit)
+    stiff: np.ndarray  # (nv,) the joint elements' K = -dtau/dq (diagonal)
+    damp: np.ndarray  # (nv,) their C = -dtau/dqd
     krest: np.ndarray  # (nv,) exponential springs' stiffness against their moving rest
-    jac: np.ndarray  # (3, nv) one contact point's Jacobian
+    diag: np.ndarray  # (nv,) armature + h C + h^2 K of the joint elements
+    a0: np.ndarray  # (nb, 6) body accelerations at zero joint accelerations
+    touch6: np.ndarray  # (2, 6, 6) one body's linearised contact inertia, world and body axes
+    touchf: np.ndarray  # (6,) and its wrench, world axes
     lin_body: np.ndarray  # (npoint,) int64 body of each linearised contact point
     lin_point: np.ndarray  # (npoint, 3) its world position
     lin_dfdp: np.ndarray  # (npoint, 3, 3) dF/dp
@@ -86,8 +86,8 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int, nevent: int 
     return Work(dyn=make_workspace(nb, nv), fext=z((nb, 6)), tau=z(nv),
                 qacc=z(nq), k=z((6, n)), ytmp=z(n), ynew=z(n),
                 cs_cand=z(ncstate), cs_scratch=z(ncstate),
-                mass=z((nv, nv)), stiff=z((nv, nv)), damp=z((nv, nv)), lin=z((nv, nv)),
-                rhs=z(nv), krest=z(nv), jac=z((3, nv)),
+                stiff=z(nv), damp=z(nv), krest=z(nv), diag=z(nv), a0=z((nb, 6)),
+                touch6=z((2, 6, 6)), touchf=z(6),
                 lin_body=z(npoint, np.int64), lin_point=z((npoint, 3)),
                 lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)),
                 ev_old=z(nevent), ev_new=z(nevent), y_old=z(n), cs_old=z(ncstate),
@@ -121,6 +121,32 @@ def prescribed_accelerations(tree, w, qd, given, qdd):
 
 
 @numba.njit(cache=True)
+def forces_at(st, lv, wk, t, ts, y, cs_in, cs_out):
+    """The first half of an evaluation at (t, y): body poses and velocities in wk.dyn,
+    contact and push forces in wk.fext (world axes), joint forces in wk.tau; contact state
+    is read from cs_in and written to cs_out. Pushes are switched on and off by the time
+    `ts` (see `evaluate`)."""
+    nq = st.nq
+    nv = lv.ctrl.shape[0]
+    q = y[:nq]
+    qd = y[nq:nq + nv]
+    w = wk.dyn
+    joint_pass(st.tree, q, qd, w, True)
+    fext = wk.fext
+    fext[:, :] = 0.0
+    contact_forces(st.contact, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
+    push_forces(lv.pushes, ts, w.xpos, w.xrot, fext)
+    joint_forces(lv.forces, st.dof_qpos, q, qd, y[nq + nv:], lv.ctrl, wk.tau)
+
+
+@numba.njit(cache=True)
+def rest_rates(lv, out):
+    """out (nv,) <- the exponential-spring rests' velocities (motor programs)."""
+    for j in range(out.shape[0]):
+        out[j] = lv.motor_vel[j] if lv.motor_active[j] != 0 else 0.0
+
+
+@numba.njit(cache=True)
 def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
     """ydot = dy/dt at (t, y); contact state is read from cs_in and written to cs_out.
 
@@ -130,19 +156,10 @@ def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot):
     """
     nq = st.nq
     nv = lv.ctrl.shape[0]
-    q = y[:nq]
+    forces_at(st, lv, wk, t, ts, y, cs_in, cs_out)
     qd = y[nq:nq + nv]
-    rest = y[nq + nv:]
-    w = wk.dyn
-    joint_pass(st.tree, q, qd, w, True)
-    fext = wk.fext
-    fext[:, :] = 0.0
-    contact_forces(st.contact, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
-    push_forces(lv.pushes, ts, w.xpos, w.xrot, fext)
-    joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
     qdd = ydot[nq:nq + nv]
-    prescribed_accelerations(st.tree, w, qd, lv.qdd_prescribed, qdd)
-    aba_after_joint_pass(st.tree, lv.gravity, wk.tau, fext, qdd, w)
-    qdot(st.tree, q, qd, ydot[:nq])
-    for j in range(nv):
-        ydot[nq + nv + j] = lv.motor_vel[j] if lv.motor_active[j] != 0 else 0.0
+    prescribed_accelerations(st.tree, wk.dyn, qd, lv.qdd_prescribed, qdd)
+    aba_after_joint_pass(st.tree, lv.gravity, wk.tau, wk.fext, qdd, wk.dyn)
+    qdot(st.tree, y[:nq], qd, ydot[:nq])
+    rest_rates(lv, ydot[nq + nv:])

@@ -18,7 +18,19 @@ and the step stays first-order consistent. K and C gather:
   force with respect to its position and velocity, differentiated by hand from the
   contact law (pipeline.physics.contact.linearize) and reduced to the part that resists.
 
-Prescribed DOFs keep their given accelerations (their rows are dqd = h qdd).
+The system is never assembled. With kv = dqd / h it reads M kv = f - h K qd + h K_rest
+rest_rate - (h C + h^2 K) kv: the forces at the step's end, linear in kv. A joint element
+acts on its own DOF, so h c + h^2 k joins the DOF's armature and -h k qd its force. A
+contact point's term J^T A J (A = -(h dF/dv + h^2 dF/dp)) is, with J = X J_b for the
+body's Jacobian J_b, a spatial inertia X^T A X added to the body's: the body resists the
+acceleration J_b kv as a heavier body would. So one articulated-body pass with those
+inertias and diagonals solves the system in O(n), where assembling M + h C + h^2 K (the
+CRBA, one Jacobian product per point) and factoring it cost three times as much. The
+pass's bodies accelerate by a_b = J_b kv + a0_b (a0_b: gravity's -g and the velocity
+products, `bias_accelerations`), so the added inertias' share of a0_b is taken back out
+of the bias forces, and -h K qd is the force h dF/dp v_p at each point.
+
+Prescribed DOFs keep their given accelerations (the ABA reads them: kv = qdd there).
 This is what MuJoCo's `implicit` integrator does for damping, extended to stiffness; the
 first-order position update dissipates the contact vibration it cannot resolve (no bounce
 at steps longer than a contact period), which is the point: the roach's 0.1 mg feet ring
@@ -30,16 +42,18 @@ import math
 
 import numba
 
+from pipeline.physics.aba import articulated_passes, bias_accelerations, body_bias_forces
 from pipeline.physics.contact.linearize import ground_point_derivatives
-from pipeline.physics.crba import crba_after_joint_pass
-from pipeline.physics.derivative import evaluate
-from pipeline.physics.kinematics import nv_of, qdot
+from pipeline.physics.contact.points import point_velocity
+from pipeline.physics.derivative import forces_at, prescribed_accelerations, rest_rates
+from pipeline.physics.kinematics import qdot
 
 
 @numba.njit(cache=True)
 def joint_stiffness(forces, dof_qpos, q, exp_rest, K, C, Krest):
-    """Diagonal -dtau/dq (K), -dtau/dqd (C) and the exponential springs' stiffness with
-    respect to their moving rest (Krest) of the joint elements in pipeline.physics.forces."""
+    """-dtau_j/dq_j (K), -dtau_j/dqd_j (C) and the exponential springs' stiffness with
+    respect to their moving rest (Krest), per DOF, of the joint elements in
+    pipeline.physics.forces (each acts on its own DOF alone)."""
     for j in range(C.shape[0]):
         c = forces.damping[j] + forces.servo_kd[j]
         k = 0.0
@@ -55,201 +69,164 @@ def joint_stiffness(forces, dof_qpos, q, exp_rest, K, C, Krest):
             if x < forces.limit_lower[j] or x > forces.limit_upper[j]:
                 k += forces.limit_k[j]
                 c += forces.limit_b[j]
-        K[j, j] += k
-        C[j, j] += c
+        K[j] = k
+        C[j] = c
         Krest[j] = kr
 
 
 @numba.njit(cache=True)
-def point_jacobian(tree, w, b, px, py, pz, J):
-    """J (3, nv) <- d(world velocity of the point p fixed in body b) / d qd.
-
-    The column of DOF d of body b or an ancestor i is v + w x (p - x_i), with the DOF's
-    motion subspace in world axes w = R_i S[d, :3], v = R_i S[d, 3:]; the other columns
-    are zero."""
-    J[:, :] = 0.0
-    i = b
-    while i >= 0:
-        R = w.xrot[i]
-        rx, ry, rz = px - w.xpos[i, 0], py - w.xpos[i, 1], pz - w.xpos[i, 2]
-        va = tree.vadr[i]
-        for d in range(va, va + nv_of(tree.jtype[i])):
-            s = w.S[d]
-            wx = R[0, 0] * s[0] + R[0, 1] * s[1] + R[0, 2] * s[2]
-            wy = R[1, 0] * s[0] + R[1, 1] * s[1] + R[1, 2] * s[2]
-            wz = R[2, 0] * s[0] + R[2, 1] * s[1] + R[2, 2] * s[2]
-            J[0, d] = R[0, 0] * s[3] + R[0, 1] * s[4] + R[0, 2] * s[5] + wy * rz - wz * ry
-            J[1, d] = R[1, 0] * s[3] + R[1, 1] * s[4] + R[1, 2] * s[5] + wz * rx - wx * rz
-            J[2, d] = R[2, 0] * s[3] + R[2, 1] * s[4] + R[2, 2] * s[5] + wx * ry - wy * rx
-        i = tree.parent[i]
-
-
-@numba.njit(cache=True)
-def _add_point_terms(tree, b, J, Kp, Cp, K, C):
-    """K += -J^T Kp J, C += -J^T Cp J over the columns of b's ancestors (J is zero
-    elsewhere). Kp = dF/dp and Cp = dF/dv of the point force."""
-    i = b
-    while i >= 0:
-        va = tree.vadr[i]
-        for c1 in range(va, va + nv_of(tree.jtype[i])):
-            # entry (c1, c2) of J^T Kp J is (J[:, c1]^T Kp) . J[:, c2]
-            tk0 = J[0, c1] * Kp[0, 0] + J[1, c1] * Kp[1, 0] + J[2, c1] * Kp[2, 0]
-            tk1 = J[0, c1] * Kp[0, 1] + J[1, c1] * Kp[1, 1] + J[2, c1] * Kp[2, 1]
-            tk2 = J[0, c1] * Kp[0, 2] + J[1, c1] * Kp[1, 2] + J[2, c1] * Kp[2, 2]
-            tc0 = J[0, c1] * Cp[0, 0] + J[1, c1] * Cp[1, 0] + J[2, c1] * Cp[2, 0]
-            tc1 = J[0, c1] * Cp[0, 1] + J[1, c1] * Cp[1, 1] + J[2, c1] * Cp[2, 1]
-            tc2 = J[0, c1] * Cp[0, 2] + J[1, c1] * Cp[1, 2] + J[2, c1] * Cp[2, 2]
-            k = b
-            while k >= 0:
-                vk = tree.vadr[k]
-                for c2 in range(vk, vk + nv_of(tree.jtype[k])):
-                    K[c1, c2] -= tk0 * J[0, c2] + tk1 * J[1, c2] + tk2 * J[2, c2]
-                    C[c1, c2] -= tc0 * J[0, c2] + tc1 * J[1, c2] + tc2 * J[2, c2]
-                k = tree.parent[k]
-        i = tree.parent[i]
-
-
-@numba.njit(cache=True)
-def tree_lu_factor(W, parent):
-    """W <- its LU factors in place, for a W with the sparsity of a branched tree:
-    W[i, j] != 0 only when DOF i is an ancestor of DOF j or the reverse (parent: the DOF
-    parent array). Eliminating the DOFs leaves first makes no fill-in, so the cost is the
-    sum of the squared DOF depths instead of n^3 / 3: Featherstone's L^T D L
-    factorization (RBDA 6.5), here without relying on symmetry. Row i keeps the
-    multiplier of each eliminated descendant k in W[i, k]. No pivoting: the step's
-    W = M + h C + h^2 K is symmetric positive definite (the contact terms are reduced to
-    their resisting part) as long as the joints' own constants are not negative.
-    Returns False on a zero pivot."""
-    for k in range(W.shape[0] - 1, -1, -1):
-        pivot = W[k, k]
-        if pivot == 0.0 or not math.isfinite(pivot):
-            return False
-        i = parent[k]
-        while i >= 0:
-            a = W[i, k] / pivot
-            if a != 0.0:
-                j = parent[k]
-                while j >= 0:
-                    W[i, j] -= a * W[k, j]
-                    j = parent[j]
-            W[i, k] = a
-            i = parent[i]
-    return True
-
-
-@numba.njit(cache=True)
-def tree_lu_solve(W, parent, x):
-    """x <- W^-1 x with the factors of tree_lu_factor: the eliminations again, leaves
-    first, then back substitution from the root outwards."""
-    n = W.shape[0]
-    for k in range(n - 1, -1, -1):
-        i = parent[k]
-        while i >= 0:
-            x[i] -= W[i, k] * x[k]
-            i = parent[i]
-    for k in range(n):
-        s = x[k]
-        j = parent[k]
-        while j >= 0:
-            s -= W[k, j] * x[j]
-            j = parent[j]
-        x[k] = s / W[k, k]
-
-
-@numba.njit(cache=True)
-def factor_step_matrix(st, lv, wk, y, cstate, g):
-    """Assemble and factor W = M + g C + g^2 K at y (module doc), after `evaluate` at y
-    has left y's poses and velocities in the workspace. Prescribed DOFs get identity rows.
-    Returns False on a zero pivot."""
-    nq = st.nq
-    nv = lv.ctrl.shape[0]
-    tree = st.tree
+def add_contact_inertias(wk, n, h):
+    """Add the linearised ground contact of the n points ground_point_derivatives left in
+    wk (runs of one body each) to the ABA's inputs, after body_bias_forces: to each
+    touching body's inertia IA the spatial inertia sum X^T A X (A = -(h dF/dv + h^2 dF/dp),
+    X = [-(r x) | 1] maps the body's spatial acceleration to the point's, r the point
+    from the body origin); to its bias force pA, minus the wrench of the forces h dF/dp v
+    at the points and of A X a0 (module doc). Summed in world axes, rotated once a body."""
     w = wk.dyn
-    K = wk.stiff
-    C = wk.damp
-    K[:, :] = 0.0
-    C[:, :] = 0.0
-    joint_stiffness(lv.forces, st.dof_qpos, y[:nq], y[nq + nv:], K, C, wk.krest)
-    n = ground_point_derivatives(st.contact, cstate, w.xpos, w.xrot, w.v, wk.lin_body,
-                                 wk.lin_point, wk.lin_dfdp, wk.lin_dfdv)
-    for m in range(n):
+    A6 = wk.touch6
+    fw = wk.touchf
+    m = 0
+    while m < n:
         b = wk.lin_body[m]
-        point_jacobian(tree, w, b, wk.lin_point[m, 0], wk.lin_point[m, 1], wk.lin_point[m, 2],
-                       wk.jac)
-        _add_point_terms(tree, b, wk.jac, wk.lin_dfdp[m], wk.lin_dfdv[m], K, C)
-    M = wk.mass
-    crba_after_joint_pass(tree, M, w)
-    A = wk.lin
-    for i in range(nv):
-        for j in range(nv):
-            A[i, j] = M[i, j] + g * C[i, j] + g * g * K[i, j]
-    # prescribed DOFs: their velocity change is known, so W's coupling to them moves to the
-    # right-hand side (kept in C, no longer needed) and their rows and columns become unit
-    for b in range(tree.parent.shape[0]):
-        if tree.prescribed[b]:
-            va = tree.vadr[b]
-            for d in range(va, va + nv_of(tree.jtype[b])):
-                for j in range(nv):
-                    C[j, d] = A[j, d]
-                    A[d, j] = 0.0
-                    A[j, d] = 0.0
-                A[d, d] = 1.0
-    return tree_lu_factor(A, st.dof_parent)
+        A6[0, :, :] = 0.0
+        fw[:] = 0.0
+        while m < n and wk.lin_body[m] == b:
+            px, py, pz = wk.lin_point[m, 0], wk.lin_point[m, 1], wk.lin_point[m, 2]
+            P = wk.lin_dfdp[m]
+            V = wk.lin_dfdv[m]
+            vx, vy, vz = point_velocity(b, px, py, pz, w.xpos, w.xrot, w.v)
+            fx = h * (P[0, 0] * vx + P[0, 1] * vy + P[0, 2] * vz)
+            fy = h * (P[1, 0] * vx + P[1, 1] * vy + P[1, 2] * vz)
+            fz = h * (P[2, 0] * vx + P[2, 1] * vy + P[2, 2] * vz)
+            rx, ry, rz = px - w.xpos[b, 0], py - w.xpos[b, 1], pz - w.xpos[b, 2]
+            fw[0] += ry * fz - rz * fy
+            fw[1] += rz * fx - rx * fz
+            fw[2] += rx * fy - ry * fx
+            fw[3] += fx
+            fw[4] += fy
+            fw[5] += fz
+            _add_point_inertia(A6[0], rx, ry, rz, P, V, h)
+            m += 1
+        _add_body_terms(w, wk.a0, b, A6, fw)
 
 
 @numba.njit(cache=True)
-def stage_velocity(st, wk, g, fq, fv, frest, kv):
-    """kv <- W^-1 (M fv - g K fq + g Krest frest), W = M + g C + g^2 K: the velocity
-    part of a linearly implicit stage (I - g J) k = F of the mechanical system with
-    F = (fq, fv, frest) (position rates, accelerations, rest rates); the position part is
-    fq + g kv. The implicit Euler step is the stage with g = h and F = f(y).
-    Prescribed DOFs take kv = fv (their given accelerations)."""
-    M = wk.mass
-    K = wk.stiff
-    nv = kv.shape[0]
-    for i in range(nv):
+def _add_point_inertia(A6, rx, ry, rz, P, V, h):
+    """A6 += X^T A X with A = -(h V + h^2 P) (symmetric) and X = [-(r x) | 1]:
+    [[(r x) A (r x)^T, (r x) A], [A (r x)^T, A]]."""
+    a00 = -(h * V[0, 0] + h * h * P[0, 0])
+    a01 = -(h * V[0, 1] + h * h * P[0, 1])
+    a02 = -(h * V[0, 2] + h * h * P[0, 2])
+    a11 = -(h * V[1, 1] + h * h * P[1, 1])
+    a12 = -(h * V[1, 2] + h * h * P[1, 2])
+    a22 = -(h * V[2, 2] + h * h * P[2, 2])
+    # B = (r x) A, row by row: (r x) e_k = r x e_k
+    b00 = ry * a02 - rz * a01
+    b01 = ry * a12 - rz * a11
+    b02 = ry * a22 - rz * a12
+    b10 = rz * a00 - rx * a02
+    b11 = rz * a01 - rx * a12
+    b12 = rz * a02 - rx * a22
+    b20 = rx * a01 - ry * a00
+    b21 = rx * a11 - ry * a01
+    b22 = rx * a12 - ry * a02
+    # (r x) A (r x)^T = B (r x)^T: entry (i, j) is row i of B dotted with row j of (r x)
+    c00 = ry * b02 - rz * b01
+    c01 = rz * b00 - rx * b02
+    c02 = rx * b01 - ry * b00
+    c11 = rz * b10 - rx * b12
+    c12 = rx * b11 - ry * b10
+    c22 = rx * b21 - ry * b20
+    A6[0, 0] += c00
+    A6[0, 1] += c01
+    A6[0, 2] += c02
+    A6[1, 1] += c11
+    A6[1, 2] += c12
+    A6[2, 2] += c22
+    A6[0, 3] += b00
+    A6[0, 4] += b01
+    A6[0, 5] += b02
+    A6[1, 3] += b10
+    A6[1, 4] += b11
+    A6[1, 5] += b12
+    A6[2, 3] += b20
+    A6[2, 4] += b21
+    A6[2, 5] += b22
+    A6[3, 3] += a00
+    A6[3, 4] += a01
+    A6[3, 5] += a02
+    A6[4, 4] += a11
+    A6[4, 5] += a12
+    A6[5, 5] += a22
+
+
+@numba.njit(cache=True)
+def _add_body_terms(w, a0, b, A6, fw):
+    """Body b's summed contact inertia A6[0] (upper triangles of its diagonal blocks and
+    the whole upper-right block, world axes) and wrench fw (world axes) into its ABA
+    inputs in body axes (E = R^T): with Ab = E A6 E^T (left in A6[1]), IA += Ab and
+    pA -= E fw + Ab a0."""
+    R = w.xrot[b]
+    Aw = A6[0]
+    Ab = A6[1]
+    for i in range(3):
+        for j in range(i):
+            Aw[i, j] = Aw[j, i]
+            Aw[3 + i, 3 + j] = Aw[3 + j, 3 + i]
+    for blk in range(3):  # top-left, top-right, bottom-right
+        oi = 0 if blk < 2 else 3
+        oj = 0 if blk == 0 else 3
+        for i in range(3):
+            for j in range(3):
+                acc = 0.0  # (R^T B R)_ij = sum_k R[k, i] (B R)[k, j]
+                for k in range(3):
+                    acc += R[k, i] * (Aw[oi + k, oj] * R[0, j] + Aw[oi + k, oj + 1] * R[1, j]
+                                      + Aw[oi + k, oj + 2] * R[2, j])
+                Ab[oi + i, oj + j] = acc
+                if blk == 1:
+                    Ab[3 + j, i] = acc
+    IA = w.IA
+    for i in range(6):
         acc = 0.0
-        kq = 0.0
-        for j in range(nv):
-            acc += M[i, j] * fv[j]
-            kq += K[i, j] * fq[j]
-        kv[i] = acc - g * (kq - wk.krest[i] * frest[i])
-    tree = st.tree
-    for b in range(tree.parent.shape[0]):
-        if tree.prescribed[b]:
-            va = tree.vadr[b]
-            for d in range(va, va + nv_of(tree.jtype[b])):
-                for i in range(nv):
-                    kv[i] -= wk.damp[i, d] * fv[d]
-                kv[d] = fv[d]
-    tree_lu_solve(wk.lin, st.dof_parent, kv)
-
-
-@numba.njit(cache=True)
-def _set_nan(ynew):
-    for i in range(ynew.shape[0]):
-        ynew[i] = math.nan
+        for j in range(6):
+            IA[b, i, j] += Ab[i, j]
+            acc += Ab[i, j] * a0[b, j]
+        w.pA[b, i] -= acc
+    for i in range(3):
+        w.pA[b, i] -= R[0, i] * fw[0] + R[1, i] * fw[1] + R[2, i] * fw[2]
+        w.pA[b, 3 + i] -= R[0, i] * fw[3] + R[1, i] * fw[4] + R[2, i] * fw[5]
 
 
 @numba.njit(cache=True)
 def implicit_euler_step(st, lv, wk, t, h, y, cstate, ynew):
-    """One linearly implicit Euler step (module doc); a singular system gives NaN, which
-    the step loop reports as an unstable run."""
+    """One linearly implicit Euler step (module doc). A system the articulated-body pass
+    cannot solve gives NaN, which the step loop reports as an unstable run."""
     nq = st.nq
     nv = lv.ctrl.shape[0]
-    k0 = wk.k[0]
-    evaluate(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand, k0)
-    if not factor_step_matrix(st, lv, wk, y, cstate, h):
-        _set_nan(ynew)
-        return
+    tree = st.tree
+    w = wk.dyn
+    q = y[:nq]
     qd = y[nq:nq + nv]
-    kv = wk.rhs
-    stage_velocity(st, wk, h, qd, k0[nq:nq + nv], k0[nq + nv:], kv)
+    forces_at(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand)
+    rate = wk.k[1][:nv]
+    rest_rates(lv, rate)
+    joint_stiffness(lv.forces, st.dof_qpos, q, y[nq + nv:], wk.stiff, wk.damp, wk.krest)
+    for j in range(nv):
+        wk.tau[j] += h * (wk.krest[j] * rate[j] - wk.stiff[j] * qd[j])
+        wk.diag[j] = tree.armature[j] + h * wk.damp[j] + h * h * wk.stiff[j]
+    n = ground_point_derivatives(st.contact, cstate, w.xpos, w.xrot, w.v, wk.lin_body,
+                                 wk.lin_point, wk.lin_dfdp, wk.lin_dfdv)
+    kv = wk.k[0][:nv]
+    prescribed_accelerations(tree, w, qd, lv.qdd_prescribed, kv)
+    body_bias_forces(tree, wk.fext, w, w.pA)
+    if n > 0:
+        bias_accelerations(tree, lv.gravity, w, wk.a0)
+        add_contact_inertias(wk, n, h)
+    articulated_passes(tree, lv.gravity, wk.tau, wk.diag, kv, w)
     for i in range(nv):
         ynew[nq + i] = qd[i] + h * kv[i]
-        ynew[nq + nv + i] = y[nq + nv + i] + h * k0[nq + nv + i]
+        ynew[nq + nv + i] = y[nq + nv + i] + h * rate[i]
     qdot_new = wk.k[1]
-    qdot(st.tree, y[:nq], ynew[nq:nq + nv], qdot_new)
+    qdot(tree, q, ynew[nq:nq + nv], qdot_new)
     for i in range(nq):
-        ynew[i] = y[i] + h * qdot_new[i]
-
+        ynew[i] = q[i] + h * qdot_new[i]

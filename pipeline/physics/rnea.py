@@ -21,7 +21,7 @@ def rnea(tree, gravity, q, qd, qdd, fext, tau, w):
     joint_pass(tree, q, qd, w, True)
     body_bias_forces(tree, fext, w, w.f)
     for i in range(nb):
-        parent_acceleration(tree, gravity, w, i)
+        parent_acceleration(tree, gravity, w, w.a, i)
         va = tree.vadr[i]
         for k in range(6):
             acc = w.a[i, k] + w.c[i, k]
