@@ -10,7 +10,9 @@ ctrl = 0; the frames run in one kernel call, pipeline/physics/frames.py), the sc
 converted (its Python `motors` controller, which returns HOLD with constant commands), and
 MuJoCo. Each figure is the
 best of --repeat runs from the initial state; the load average is printed beside it
-(2 shared cores). Goal (issue 20): corpus / MuJoCo <= 1.0.
+(2 shared cores). Beside the wall time, the CPU time of the stepping thread (both run on
+one thread): on shared cores it changes less with the load than the wall time does.
+Goal (issue 20): corpus / MuJoCo <= 1.0.
 """
 from __future__ import annotations
 
@@ -43,28 +45,35 @@ def convert(name: str, folder: Path) -> tuple[Path, dict]:
     return source, yaml.safe_load(out.read_text())
 
 
-def ours(doc: dict, folder: Path, steps: int, repeat: int) -> float:
+def timed(run, repeat: int) -> tuple[float, float]:
+    """(wall, thread CPU) seconds of run(), each the best of `repeat` calls."""
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        run()
+        cpu = min(cpu, time.thread_time() - c0)
+        wall = min(wall, time.perf_counter() - t0)
+    return wall, cpu
+
+
+def ours(doc: dict, folder: Path, steps: int, repeat: int) -> tuple[float, float]:
     sim = pipeline.compile(pipeline.load(doc, base_dir=folder))
     sim.step(1)  # kernels loaded
-    best = float("inf")
-    for _ in range(repeat):
+
+    def run():
         sim.reset()
-        t0 = time.perf_counter()
         sim.step(steps)
-        best = min(best, time.perf_counter() - t0)
-    return best / steps
+    return tuple(x / steps for x in timed(run, repeat))
 
 
-def theirs(source: Path, steps: int, repeat: int) -> float:
+def theirs(source: Path, steps: int, repeat: int) -> tuple[float, float]:
     m = mujoco.MjModel.from_xml_path(str(source))
-    best = float("inf")
-    for _ in range(repeat):
+
+    def run():
         d = mujoco.MjData(m)
-        t0 = time.perf_counter()
         for _ in range(steps):
             mujoco.mj_step(m, d)
-        best = min(best, time.perf_counter() - t0)
-    return best / steps
+    return tuple(x / steps for x in timed(run, repeat))
 
 
 def main() -> None:
@@ -80,13 +89,13 @@ def main() -> None:
             dt = doc["simulation"]["dt"]
             steps = round(args.seconds / dt)
             bare = dict(doc, controllers=[])
-            a = ours(bare, folder, steps, args.repeat)
-            b = ours(doc, folder, steps, args.repeat)
-            c = theirs(source, steps, args.repeat)
+            (a, a_cpu), (b, _) = ours(bare, folder, steps, args.repeat), ours(doc, folder, steps, args.repeat)
+            c, c_cpu = theirs(source, steps, args.repeat)
             load = os.getloadavg()[0]
             print(f"{name} (dt = h = {dt:g} s, {steps} steps, load {load:.1f}): corpus {a * 1e6:.1f} us/step "
                   f"(as converted, with its motors controller: {b * 1e6:.1f}), "
-                  f"mj_step {c * 1e6:.1f} us/step; ratio corpus / MuJoCo {a / c:.2f} ({b / c:.2f} as converted)")
+                  f"mj_step {c * 1e6:.1f} us/step; ratio corpus / MuJoCo {a / c:.2f} ({b / c:.2f} as converted); "
+                  f"CPU time {a_cpu * 1e6:.1f} against {c_cpu * 1e6:.1f} us/step, ratio {a_cpu / c_cpu:.2f}")
 
 
 if __name__ == "__main__":
