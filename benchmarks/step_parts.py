@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,16 +23,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import numba  # noqa: E402
-import yaml  # noqa: E402
 
 import pipeline  # noqa: E402
-from import_mujoco import model_id, zoo  # noqa: E402
 from pipeline.physics.aba import articulated_passes, bias_accelerations, body_bias_forces  # noqa: E402
 from pipeline.physics.contact.forces import contact_forces  # noqa: E402
 from pipeline.physics.contact.linearize import ground_point_derivatives  # noqa: E402
 from pipeline.physics.derivative import forces_at  # noqa: E402
 from pipeline.physics.implicit import add_contact_inertias, implicit_euler_step  # noqa: E402
 from pipeline.physics.kinematics import joint_pass  # noqa: E402
+from step import convert  # noqa: E402  (benchmarks/step.py: the converted scene)
 
 
 @numba.njit
@@ -110,14 +108,11 @@ def main() -> None:
     ap.add_argument("--rest", type=float, default=3.0, help="seconds simulated before timing (default 3)")
     ap.add_argument("--calls", type=int, default=20000)
     args = ap.parse_args()
-    source = next(p for p in zoo() if model_id(p) == "suite/humanoid")
     with tempfile.TemporaryDirectory() as tmp:
-        scene = Path(tmp) / "humanoid.yaml"
-        (Path(tmp) / "corpus.toml").write_text("")
-        subprocess.run([sys.executable, "-m", "pipeline.cli", "convert", str(source), "--as", "scene", "-o",
-                        str(scene)], check=True, capture_output=True)
-        doc = yaml.safe_load(scene.read_text())
-        sim = pipeline.compile(pipeline.load(dict(doc, controllers=[]), base_dir=Path(tmp)))
+        folder = Path(tmp)
+        (folder / "corpus.toml").write_text("")
+        _, doc = convert("humanoid", folder)
+        sim = pipeline.compile(pipeline.load(dict(doc, controllers=[]), base_dir=folder))
     sim.step(round(args.rest / sim.dt))
     st, lv, wk = sim._statics, sim._live(), sim._work
     y, cs, h = sim.data.y.copy(), sim.data.cstate.copy(), sim.h
