@@ -28,7 +28,7 @@ import pipeline  # noqa: E402
 from pipeline.physics.aba import articulated_passes, bias_accelerations, body_bias_forces  # noqa: E402
 from pipeline.physics.contact.forces import contact_forces  # noqa: E402
 from pipeline.physics.contact.linearize import ground_point_derivatives  # noqa: E402
-from pipeline.physics.derivative import forces_at  # noqa: E402
+from pipeline.physics.derivative import evaluate  # noqa: E402
 from pipeline.physics.implicit import add_contact_inertias, implicit_euler_step  # noqa: E402
 from pipeline.physics.kinematics import joint_pass  # noqa: E402
 from step import convert  # noqa: E402  (benchmarks/step.py: the converted scene)
@@ -43,7 +43,7 @@ def whole_step(st, lv, wk, y, cs, h, n):
 @numba.njit
 def forces(st, lv, wk, y, cs, h, n):
     for _ in range(n):
-        forces_at(st, lv, wk, 0.0, 0.5 * h, y, cs, wk.cs_cand)
+        evaluate(st, lv, wk, 0.0, 0.5 * h, y, cs, wk.cs_cand, wk.k[0], True)
 
 
 @numba.njit

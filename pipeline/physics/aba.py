@@ -86,14 +86,16 @@ def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
     articulated_passes(tree, gravity, tau, tree.armature, qdd, w)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def articulated_passes(tree, gravity, tau, diag, qdd, w):
     """The inward and outward passes of the ABA over the inertias w.IA and bias forces w.pA
     the caller has set, with diag (nv,) added to every D = S^T IA S (the armature).
 
     Any symmetric IA and diag that keep the joint-space matrix positive definite work:
     the implicit step adds the linearised contact forces to IA and the joint elements'
-    stiffness and damping to diag (pipeline.physics.implicit)."""
+    stiffness and damping to diag (pipeline.physics.implicit). Inlined into its two
+    callers: a call handing over the tree's and the workspace's tuples of arrays costs
+    a reference count on each array."""
     nb = tree.parent.shape[0]
     S, U, IA, Ia = w.S, w.U, w.IA, w.Ia
     for i in range(nb - 1, -1, -1):

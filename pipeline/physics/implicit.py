@@ -45,7 +45,7 @@ import numba
 from pipeline.physics.aba import articulated_passes, bias_accelerations, body_bias_forces
 from pipeline.physics.contact.linearize import ground_point_derivatives
 from pipeline.physics.contact.points import point_velocity
-from pipeline.physics.derivative import forces_at, prescribed_accelerations, rest_rates
+from pipeline.physics.derivative import evaluate, prescribed_accelerations
 from pipeline.physics.kinematics import qdot
 
 
@@ -74,7 +74,7 @@ def joint_stiffness(forces, dof_qpos, q, exp_rest, K, C, Krest):
         Krest[j] = kr
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_contact_inertias(wk, n, h):
     """Add the linearised ground contact of the n points ground_point_derivatives left in
     wk (runs of one body each) to the ABA's inputs, after body_bias_forces: to each
@@ -207,9 +207,10 @@ def implicit_euler_step(st, lv, wk, t, h, y, cstate, ynew):
     w = wk.dyn
     q = y[:nq]
     qd = y[nq:nq + nv]
-    forces_at(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand)
+    evaluate(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand, wk.k[0], True)
     rate = wk.k[1][:nv]
-    rest_rates(lv, rate)
+    for j in range(nv):
+        rate[j] = lv.motor_vel[j] if lv.motor_active[j] != 0 else 0.0
     joint_stiffness(lv.forces, st.dof_qpos, q, y[nq + nv:], wk.stiff, wk.damp, wk.krest)
     for j in range(nv):
         wk.tau[j] += h * (wk.krest[j] * rate[j] - wk.stiff[j] * qd[j])
