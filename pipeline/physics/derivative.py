@@ -29,7 +29,6 @@ class Statics(NamedTuple):
     tree: object  # TreeArrays
     contact: object  # ContactArrays
     dof_qpos: np.ndarray  # (nv,) int64: q index of a DOF's scalar coordinate, -1 for ball/free
-    dof_parent: np.ndarray  # (nv,) int64: the DOF just inward of each DOF, -1 at the root
     nq: int
 
 

@@ -35,23 +35,6 @@ from pipeline.spec.types import Scene, SimulationSettings
 _LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
 
 
-def dof_parents(parent: np.ndarray, jtype: np.ndarray) -> np.ndarray:
-    """lambda(d): the DOF just inward of DOF d (the previous DOF of its joint, else the last
-    DOF of the nearest ancestor that has any), -1 at the root; lambda(d) < d because bodies
-    are numbered parents first. The sparsity of the mass matrix follows it (Featherstone)."""
-    nv_of = [JOINT_NV[t] for t in jtype]
-    start = np.concatenate([[0], np.cumsum(nv_of)]).astype(int)
-    last = np.full(len(parent), -1)  # last DOF of each body or of its nearest ancestor with DOFs
-    out = np.full(start[-1], -1, np.int64)
-    for b, p in enumerate(parent):
-        inward = last[p] if p >= 0 else -1
-        for d in range(start[b], start[b + 1]):
-            out[d] = inward
-            inward = d
-        last[b] = inward
-    return out
-
-
 def state_kinds(tree, nq: int, nv: int) -> np.ndarray:
     """What each component of the state y = [q | qd | exp_rest] is, which says its runaway
     bound (pipeline/runaway.py); quaternions and the rests of free and ball joints have none."""
@@ -136,7 +119,7 @@ class Simulation:
         self.force_scale = force_scale(tree.parent, tree.jtype, tree.vadr, model.nv, tree.mass,
                                        bodies)
         self._statics = Statics(tree=tree, contact=model.contact, dof_qpos=dof_qpos,
-                                dof_parent=dof_parents(tree.parent, tree.jtype), nq=model.nq)
+                                nq=model.nq)
         self._events = event_table(scene.events, model, dof_qpos)
         self._work = self._make_work()
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
