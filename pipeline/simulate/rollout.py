@@ -80,12 +80,12 @@ def check(sims, frames: int) -> None:
 def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None) -> Rollout:
     """Advance N Simulations of one shape (same scene layout, settings and frame) by
     `frames` frames in one parallel kernel call (module doc) on `threads` of numba's threads
-    (default: all)."""
+    (default: as many as numba uses now)."""
     sims = list(sims)
     first = sims[0]
     frame0 = first.data.frame
     check(sims, frames)
-    threads = numba.config.NUMBA_NUM_THREADS if threads is None else max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+    threads = numba.get_num_threads() if threads is None else max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
     tables = {}  # runs of one model share its tables: id(model) -> (index, statics)
     for sim in sims:
         tables.setdefault(id(sim.model), (len(tables), sim._statics))
