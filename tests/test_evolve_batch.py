@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.evolve.evaluate import evaluate_individual, evaluate_individuals
 from pipeline.evolve.spec import load_evolution
+from pipeline.simulate.rollout import rollout as real_rollout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +88,7 @@ def test_articulated_individuals_rolled_out_together_equal_them_one_by_one(boxes
 
     evo, items = boxes
     calls = []
-    monkeypatch.setattr(rollouts, "rollout", lambda sims, *a: calls.append(len(sims)) or ROLLOUT(sims, *a))
+    monkeypatch.setattr(rollouts, "rollout", lambda sims, *a: calls.append(len(sims)) or real_rollout(sims, *a))
     alone = [_essence(evaluate_individual((evo.setup, overrides, seed))) for overrides, seed in items]
     assert calls == []  # alone, an individual steps by itself
     together = [_essence(r) for r in evaluate_individuals((evo.setup, items, workers))]
@@ -95,6 +96,3 @@ def test_articulated_individuals_rolled_out_together_equal_them_one_by_one(boxes
     assert calls and calls[0] == len(items)  # one kernel call per chunk for all of them
     times = [r["simulated_time"] for r in alone]
     assert min(times) < 0.6 - 1e-9 and max(times) == pytest.approx(0.6)  # stopped early, and not
-
-
-from pipeline.simulate.rollout import rollout as ROLLOUT  # noqa: E402  the real one the spy calls
