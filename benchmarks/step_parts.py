@@ -58,7 +58,7 @@ def contact(st, lv, wk, y, cs, h, n):
     w = wk.dyn
     for _ in range(n):
         wk.fext[:, :] = 0.0
-        contact_forces(st.contact, 0.0, cs, wk.cs_cand, w.xpos, w.xrot, w.v, wk.fext)
+        contact_forces(st.contact, 0.0, cs, wk.cs_cand, w.xpos, w.xrot, w.v, wk.fext, wk.shapes)
 
 
 @numba.njit

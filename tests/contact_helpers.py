@@ -5,6 +5,7 @@ from pipeline.compiler.contact import FLAT, assemble
 from pipeline.compiler.contact_points import geom_contact_points
 from pipeline.compiler.environment import contact_params
 from pipeline.physics.contact import state as S
+from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.contact.forces import contact_forces
 
 
@@ -41,7 +42,8 @@ def evaluate(arrays, cstate, xpos, xrot, vbody):
     before = cstate.copy()
     out = np.empty_like(cstate)
     contact_forces(arrays, 0.0, cstate, out, np.asarray(xpos, float),
-                   np.ascontiguousarray(xrot, float), np.asarray(vbody, float), fext)
+                   np.ascontiguousarray(xrot, float), np.asarray(vbody, float), fext,
+                   make_shape_scratch())
     assert np.array_equal(before, cstate, equal_nan=True)
     return fext, out
 

@@ -8,6 +8,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from pipeline.physics import forward_kinematics
+from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.contact.forces import contact_forces
 from pipeline.spec.types import Joint, Pose
 
@@ -102,7 +103,7 @@ def test_glancing_collision_conserves_momentum():
         xpos, xrot, vb = forward_kinematics(sim.model, sim.data.q, sim.data.qd)
         fext = np.zeros((2, 6))
         contact_forces(sim.model.contact, 0.0, sim.data.cstate, sim.data.cstate.copy(), xpos,
-                       xrot, vb, fext)
+                       xrot, vb, fext, make_shape_scratch())
         size = np.abs(fext).max()
         peak = max(peak, size)
         assert np.abs(fext[:, 3:].sum(0)).max() <= 1e-15 * size

@@ -10,7 +10,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
 NUMERIC = {"numpy", "numba", "scipy", "math"}
-PHYSICS_MAY_IMPORT = ("pipeline.physics", "pipeline.collision", "pipeline.errors",
+PHYSICS_MAY_IMPORT = ("pipeline.physics", "pipeline.collision", "pipeline.errors", "pipeline.nrt",
                       "pipeline._numba_cache")
 
 

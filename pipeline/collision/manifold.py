@@ -151,7 +151,10 @@ def _clip(src, ns, dst, px, py, pz, sx, sy, sz):
 @numba.njit(cache=True)
 def _clip_to_reference(ref, nr, inc, ni, c1, c2):
     """The incident feature inc[:ni] clipped to the side planes of reference ref[:nr] (a
-    polygon's edges, or a segment's two end planes); returns (buffer, count)."""
+    polygon's edges, or a segment's two end planes); returns (in_c2, count): whether the
+    result is in c2 (else c1). A flag, not the buffer: kernels compiled without reference
+    counting call this, and an array they returned would be released by a caller that
+    counts (pipeline/nrt.py)."""
     for i in range(ni):
         for c in range(3):
             c1[i, c] = inc[i, c]
@@ -161,7 +164,8 @@ def _clip_to_reference(ref, nr, inc, ni, c1, c2):
         tx, ty, tz = ref[1, 0] - ref[0, 0], ref[1, 1] - ref[0, 1], ref[1, 2] - ref[0, 2]
         m = _clip(src, m, dst, ref[0, 0], ref[0, 1], ref[0, 2], tx, ty, tz)
         m = _clip(dst, m, src, ref[1, 0], ref[1, 1], ref[1, 2], -tx, -ty, -tz)
-        return src, m
+        return False, m
+    in_c2 = False
     gx = gy = gz = 0.0
     for i in range(nr):
         gx, gy, gz = gx + ref[i, 0] / nr, gy + ref[i, 1] / nr, gz + ref[i, 2] / nr
@@ -180,9 +184,10 @@ def _clip_to_reference(ref, nr, inc, ni, c1, c2):
             sx, sy, sz = -sx, -sy, -sz
         m = _clip(src, m, dst, ref[i, 0], ref[i, 1], ref[i, 2], sx, sy, sz)
         src, dst = dst, src
+        in_c2 = not in_c2
         if m == 0:
             break
-    return src, m
+    return in_c2, m
 
 
 @numba.njit(cache=True)
@@ -296,7 +301,8 @@ def _clipped(sh, a, pa, ra, b, pb, rb, d, wk, mout, row):
         mx, my, mz = (ax, ay, az) if ref_a == 1 else (bx, by, bz)
         if nr == 2:  # a line has no normal of its own: the contact normal, turned outward
             mx, my, mz = (nx, ny, nz) if ref_a == 1 else (-nx, -ny, -nz)
-        clipped, m = _clip_to_reference(ref, nr, inc, ni, wk.c1, wk.c2)
+        in_c2, m = _clip_to_reference(ref, nr, inc, ni, wk.c1, wk.c2)
+        clipped = wk.c2 if in_c2 else wk.c1
         span = math.sqrt((ref[1, 0] - ref[0, 0]) ** 2 + (ref[1, 1] - ref[0, 1]) ** 2
                          + (ref[1, 2] - ref[0, 2]) ** 2)
         kept = 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.kinematics import joint_pass, nv_of, unit_column
 from pipeline.physics.model import PRISMATIC
 from pipeline.physics.spatial import (add_force_to_parent, add_inertia_to_parent,
@@ -68,7 +69,7 @@ def bias_accelerations(tree, gravity, w, a0):
             a0[i, k] += w.c[i, k]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def aba(tree, gravity, q, qd, tau, fext, qdd, w):
     """qdd (nv,) <- forward dynamics. Entries of prescribed joints are read, not written.
 
@@ -78,7 +79,7 @@ def aba(tree, gravity, q, qd, tau, fext, qdd, w):
     aba_after_joint_pass(tree, gravity, tau, fext, qdd, w)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def aba_after_joint_pass(tree, gravity, tau, fext, qdd, w):
     """Passes 2 and 3 of `aba` for a workspace on which `joint_pass(..., True)` has just
     run (a step kernel that needed the poses and velocities first saves one pass)."""

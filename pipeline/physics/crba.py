@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.kinematics import joint_pass, nv_of
 from pipeline.physics.spatial import add_force_to_parent, add_inertia_to_parent, rigid_inertia
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def crba(tree, q, M, w):
     """M (nv, nv) <- mass matrix at configuration q. Allocates nothing."""
     joint_pass(tree, q, q[:0], w, False)

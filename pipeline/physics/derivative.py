@@ -17,10 +17,12 @@ import numba
 import numpy as np
 
 from pipeline.physics.aba import aba_after_joint_pass
+from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.contact.forces import contact_forces
 from pipeline.physics.forces import joint_forces, push_forces
 from pipeline.physics.kinematics import Workspace, joint_pass, make_workspace, qdot
 from pipeline.physics.model import FREE
+from pipeline.nrt import copy_into, njit_no_refcounts
 
 
 class Statics(NamedTuple):
@@ -77,6 +79,7 @@ class Work(NamedTuple):
     y_old: np.ndarray  # (n,)
     cs_old: np.ndarray  # contact state at the step's start
     motor_old: np.ndarray  # (nv,) int64 motor_active at the step's start
+    shapes: object  # ShapeScratch of body-body collisions
 
 
 def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int, nevent: int = 0) -> Work:
@@ -90,7 +93,7 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int, nevent: int 
                 lin_body=z(npoint, np.int64), lin_point=z((npoint, 3)),
                 lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)),
                 ev_old=z(nevent), ev_new=z(nevent), y_old=z(n), cs_old=z(ncstate),
-                motor_old=z(nv, np.int64))
+                motor_old=z(nv, np.int64), shapes=make_shape_scratch())
 
 
 @numba.njit(cache=True)
@@ -102,7 +105,7 @@ def prescribed_accelerations(tree, w, qd, given, qdd):
     v' = R^T a - w x v, w' = R^T alpha (zero `given` keeps the world velocities constant).
     Other prescribed joints take `given` as their joint accelerations.
     """
-    qdd[:] = given
+    copy_into(given, qdd)
     for b in range(tree.parent.shape[0]):
         if not tree.prescribed[b] or tree.jtype[b] != FREE:
             continue
@@ -119,7 +122,7 @@ def prescribed_accelerations(tree, w, qd, given, qdd):
         qdd[va + 2] -= wx * vy - wy * vx
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot, forces_only=False):
     """ydot = dy/dt at (t, y); contact state is read from cs_in and written to cs_out.
 
@@ -141,7 +144,7 @@ def evaluate(st, lv, wk, t, ts, y, cs_in, cs_out, ydot, forces_only=False):
     joint_pass(st.tree, q, qd, w, True)
     fext = wk.fext
     fext[:, :] = 0.0
-    contact_forces(st.contact, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext)
+    contact_forces(st.contact, t, cs_in, cs_out, w.xpos, w.xrot, w.v, fext, wk.shapes)
     push_forces(lv.pushes, ts, w.xpos, w.xrot, fext)
     joint_forces(lv.forces, st.dof_qpos, q, qd, rest, lv.ctrl, wk.tau)
     if forces_only:

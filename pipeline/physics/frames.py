@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.step import OK, advance
 
 RUNAWAY = 4  # a status beyond step.py's: fail = [time, component of y beyond its bound]
@@ -24,7 +25,7 @@ def first_beyond(y, limits):
     return -1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max, y,
                    cstate, counters, hstate, fail, events, ev_log, ev_count, limits, done):
     """Advance frames frame0 .. frame0 + nframes - 1 (frame f covers [f dt, (f + 1) dt],

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.aba import body_bias_forces, parent_acceleration
 from pipeline.physics.kinematics import joint_pass, nv_of
 from pipeline.physics.spatial import add_force_to_parent
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rnea(tree, gravity, q, qd, qdd, fext, tau, w):
     """tau (nv,) <- joint forces that produce qdd in state (q, qd) under fext (world axes,
     (nb, 6) or (0, 6)). The body forces are left in w.f (body frame). Allocates nothing."""

@@ -28,6 +28,7 @@ from pipeline.physics.events import (EV_ACTION, RECORD, bisect, event_values,
                                      first_crossing)
 from pipeline.physics.forces import PUSH_END, PUSH_START
 from pipeline.physics.kinematics import joint_pass, normalize_quaternions
+from pipeline.nrt import copy_into
 from pipeline.physics.spatial import rot_to_quat
 
 # advance() status codes
@@ -61,9 +62,9 @@ def commit(st, lv, wk, t_new, tol, y, cstate):
     """Accept the candidate step in wk.ynew (see module doc)."""
     nq = st.nq
     nv = lv.ctrl.shape[0]
-    y[:] = wk.ynew
+    copy_into(wk.ynew, y)
     normalize_quaternions(st.tree, y[:nq])
-    cstate[:] = wk.cs_cand
+    copy_into(wk.cs_cand, cstate)
     for j in range(nv):
         if lv.motor_active[j] != 0 and lv.motor_end[j] <= t_new + tol:
             y[nq + nv + j] = lv.motor_target[j]
@@ -92,16 +93,16 @@ def fixed_step(st, lv, wk, method, t, h, y, cstate):
 
 @numba.njit(cache=True)
 def save_step_start(lv, wk, y, cstate):
-    wk.y_old[:] = y
-    wk.cs_old[:] = cstate
-    wk.motor_old[:] = lv.motor_active
+    copy_into(y, wk.y_old)
+    copy_into(cstate, wk.cs_old)
+    copy_into(lv.motor_active, wk.motor_old)
 
 
 @numba.njit(cache=True)
 def _restore_step_start(lv, wk, y, cstate):
-    y[:] = wk.y_old
-    cstate[:] = wk.cs_old
-    lv.motor_active[:] = wk.motor_old
+    copy_into(wk.y_old, y)
+    copy_into(wk.cs_old, cstate)
+    copy_into(wk.motor_old, lv.motor_active)
 
 
 @numba.njit(cache=True)
@@ -152,7 +153,7 @@ def after_step(st, lv, wk, method, events, t, tn, tol, y, cstate, counters, ev_l
                 stop = True
                 fail[0] = tn
                 fail[1] = i
-    wk.ev_old[:] = wk.ev_new
+    copy_into(wk.ev_new, wk.ev_old)
     return tn, stop
 
 

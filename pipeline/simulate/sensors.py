@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.errors import CorpusError
+from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.contact.forces import contact_forces
 from pipeline.physics.contact.state import GROUND_Z
 from pipeline.physics.contact.surface import surface
@@ -34,6 +35,7 @@ class Sensors:
         self._key = None
         self._contact_key = None
         self._fext = np.zeros((m.nbody, 6))
+        self._shape_scratch = make_shape_scratch()
         self._tau = np.zeros(m.nv)
 
     def _state(self):
@@ -75,7 +77,7 @@ class Sensors:
             vbody = np.ascontiguousarray(w.v)
             contact_forces(self._sim.model.contact, d.time, d.cstate, scratch,
                            np.ascontiguousarray(w.xpos), np.ascontiguousarray(w.xrot), vbody,
-                           self._fext)
+                           self._fext, self._shape_scratch)
             self._contact_key = key
         return self._fext.copy()
 

@@ -129,16 +129,32 @@ def _any_within_reach(pair, reach, xpos):
     return False
 
 
+class ShapeScratch(NamedTuple):
+    """What `shape_collisions` writes while it works, made once per step workspace (the
+    step kernels allocate nothing, pipeline/nrt.py)."""
+
+    narrow: object  # pipeline.collision.narrow.Work
+    pa: np.ndarray  # (3,) and (3, 3): the placed shapes
+    ra: np.ndarray
+    pb: np.ndarray
+    rb: np.ndarray
+    points: np.ndarray  # (4, 4) a manifold's points (x, y, z, depth)
+
+
+def make_shape_scratch() -> ShapeScratch:
+    return ShapeScratch(make_work(), np.empty(3), np.empty((3, 3)), np.empty(3),
+                        np.empty((3, 3)), np.empty((4, 4)))
+
+
 @numba.njit(cache=True)
-def shape_collisions(bs, cs, xpos, xrot, vbody, fext):
+def shape_collisions(bs, cs, xpos, xrot, vbody, fext, scratch):
     """Every listed body pair whose bounding spheres meet: each pair of their shapes'
     contact manifold (up to four points), the collision law at every point."""
     pair, reach = bs.pair, bs.reach
     if not _any_within_reach(pair, reach, xpos):
-        return  # most evaluations: no scratch arrays to allocate
-    wk = make_work()
-    pa, ra, pb, rb = np.empty(3), np.empty((3, 3)), np.empty(3), np.empty((3, 3))
-    points = np.empty((4, 4))
+        return
+    wk, points = scratch.narrow, scratch.points
+    pa, ra, pb, rb = scratch.pa, scratch.ra, scratch.pb, scratch.rb
     start, radius = bs.start, bs.radius
     for q in range(pair.shape[0]):
         if not _within_reach(pair, reach, q, xpos):

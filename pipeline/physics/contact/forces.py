@@ -240,12 +240,13 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
 
 
 @numba.njit(cache=True)
-def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext):
+def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext, scratch):
     """Accumulate contact forces into fext (nb, 6): world axes, [torque about the body
     origin; force]. xpos (nb,3)/xrot (nb,3,3): body frames in the world; vbody (nb,6):
     body spatial velocity [w; v] in the body frame (v = velocity of the body origin).
     Reads parameters and non-integrated contact state from cstate_in and writes the state
-    to keep if the step is accepted into cstate_out (same length)."""
+    to keep if the step is accepted into cstate_out (same length). scratch: a
+    `bodies.ShapeScratch`."""
     for i in range(cstate_in.shape[0]):
         cstate_out[i] = cstate_in[i]
     if contact.enabled[0] == 0:
@@ -259,5 +260,5 @@ def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext):
             cstate_out[a0 + S.ANCHOR_STRIDE * i + 7] = 0.0
     if cstate_in[S.COLLISION_ON] != 0.0:
         corner_collisions(contact, cstate_in, xpos, xrot, vbody, fext)
-        shape_collisions(contact.shapes, cstate_in, xpos, xrot, vbody, fext)
+        shape_collisions(contact.shapes, cstate_in, xpos, xrot, vbody, fext, scratch)
     _attach(contact, cstate_in, cstate_out, xpos, xrot, vbody, fext)
