@@ -20,7 +20,7 @@ from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
 from pipeline.control.python_ctrl import HOLD
-from pipeline.physics.frames import RUNAWAY, advance_frames
+from pipeline.physics.frames import RUNAWAY, LiveRef, StepTables, advance_frames_of
 from pipeline.physics.step import EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses
 from pipeline import runaway as R
 from pipeline.physics import events as E
@@ -122,6 +122,8 @@ class Simulation:
                                 nq=model.nq)
         self._events = event_table(scene.events, model, dof_qpos)
         self._work = self._make_work()
+        self._tables = StepTables(self._statics, self._work, self._events)
+        self._live_kept = None  # (Live, its LiveRef)
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
         self._timeline = sorted(scene.timeline, key=lambda c: c.at)
         self.sensors = Sensors(self)
@@ -156,6 +158,8 @@ class Simulation:
         independently (compiled kernels, model and scratch layout are shared or rebuilt)."""
         twin = copy.copy(self)
         twin._work = self._make_work()
+        twin._tables = StepTables(self._statics, twin._work, self._events)
+        twin._live_kept = None
         twin._poses = (np.zeros((self.model.nbody, 3)), np.zeros((self.model.nbody, 4)))
         twin.sensors = Sensors(twin)
         twin.data = self.data.copy()
@@ -372,6 +376,14 @@ class Simulation:
                     motor_vel=d.motor_vel, motor_end=d.motor_end, pushes=d.pushes,
                     qdd_prescribed=d.qdd_prescribed)
 
+    def _live_ref(self) -> LiveRef:
+        """`_live()` as the LiveRef the step loop takes, kept while its arrays are the same."""
+        live = self._live()
+        kept = self._live_kept
+        if kept is None or any(a is not b for a, b in zip(live, kept[0])):
+            kept = self._live_kept = (live, LiveRef(*live))
+        return kept[1]
+
     def _integrate(self, frames: int = 1) -> None:
         """Integrate `frames` frames in one kernel call; their starts after the first must
         need no Python (see _quiet_frames). The runaway bounds are those of the last frame's
@@ -382,10 +394,10 @@ class Simulation:
         done = np.zeros(1, np.int64)
         limits = self._runaway.limits((d.frame + frames) * self.dt)
         try:
-            status = advance_frames(self._statics, self._live(), self._work, self.method, self.dt,
-                                    d.frame, frames, self.h, float(s.atol), float(s.rtol),
-                                    float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next,
-                                    fail, self._events, d.event_log, d.event_count, limits, done)
+            status = advance_frames_of(self._tables, self._live_ref(), self.method, self.dt, d.frame,
+                                       frames, self.h, float(s.atol), float(s.rtol),
+                                       float(s.h_min), self.h_max, d.y, d.cstate, d.counters,
+                                       d.h_next, fail, d.event_log, d.event_count, limits, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
