@@ -32,12 +32,12 @@ from pipeline.physics.aba import aba
 from pipeline.physics.crba import crba
 from pipeline.physics.kinematics import Workspace, make_workspace
 from pipeline.physics.rnea import rnea
+from pipeline.physics.structs import Struct
 
 
 @structref.register
-class ScratchType(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(t)) for name, t in fields)
+class ScratchType(Struct):
+    pass
 
 
 class ScratchRef(structref.StructRefProxy):

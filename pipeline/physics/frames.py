@@ -10,12 +10,12 @@ in parallel.
 from __future__ import annotations
 
 import numba
-from numba.core import types
 from numba.experimental import structref
 
 from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.derivative import Live
 from pipeline.physics.step import OK, advance
+from pipeline.physics.structs import Struct
 
 RUNAWAY = 4  # a status beyond step.py's: fail = [time, component of y beyond its bound]
 
@@ -53,26 +53,21 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
     return OK
 
 
-class _Struct(types.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(t)) for name, t in fields)
-
-
 @structref.register
-class StepTablesType(_Struct):
+class StepTablesType(Struct):
     pass
 
 
 @structref.register
-class LiveRefType(_Struct):
+class LiveRefType(Struct):
     pass
 
 
 class StepTables(structref.StructRefProxy):
     """What a Simulation hands every `advance_frames` call unchanged: its Statics, its step
-    workspace (derivative.Work) and its event table, as one object. numba unboxes each array
-    of named tuples handed to a kernel, about 0.15 us an array: for a humanoid's 150-odd
-    arrays that was 20 us a call, a fifth of a walking biped's frame; a StructRef is one."""
+    workspace (derivative.Work) and its event table, as one object (pipeline/physics/
+    structs.py): a humanoid's 150-odd arrays cost 20 us a call to unbox, a fifth of a
+    walking biped's frame."""
 
 
 class LiveRef(structref.StructRefProxy):
@@ -85,7 +80,7 @@ structref.define_proxy(StepTables, StepTablesType, ["statics", "work", "events"]
 structref.define_proxy(LiveRef, LiveRefType, list(Live._fields))
 
 
-@numba.njit(cache=True)  # counts references: a StructRef needs numba's runtime
+@numba.njit(cache=True)  # counts references (pipeline/physics/structs.py)
 def advance_frames_of(tables, live, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
                       y, cstate, counters, hstate, fail, ev_log, ev_count, limits, done):
     """`advance_frames` with a Simulation's StepTables and LiveRef."""

@@ -9,6 +9,7 @@ timeline cursor included, lives in `Data` (pipeline/simulate/data.py), so `sim.f
 from __future__ import annotations
 
 import copy
+import operator
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from pipeline.spec.types import Scene, SimulationSettings
 
 # the per-frame arrays controllers may write, which the step kernel reads as float64 vectors
 _LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
+_live_arrays = operator.attrgetter(*_LIVE_ARRAYS)
 
 
 def state_kinds(tree, nq: int, nv: int) -> np.ndarray:
@@ -124,6 +126,7 @@ class Simulation:
         self._work = self._make_work()
         self._tables = StepTables(self._statics, self._work, self._events)
         self._live_kept = None  # (Live, its LiveRef)
+        self._live_checked = None  # the live arrays _coerce_live_arrays last found right
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
         self._timeline = sorted(scene.timeline, key=lambda c: c.at)
         self.sensors = Sensors(self)
@@ -350,6 +353,9 @@ class Simulation:
         """Make the arrays controllers write contiguous float64 of their fixed shapes; a wrong
         one is an error at the controller that left it (a ControllerRef), when known."""
         d = self.data
+        checked = self._live_checked
+        if checked is not None and all(map(operator.is_, _live_arrays(d), checked)):
+            return  # the arrays checked last time (what most frames see)
         for name in _LIVE_ARRAYS:
             n = 3 if name == "gravity" else self.model.nv
             value = getattr(d, name)
@@ -366,6 +372,7 @@ class Simulation:
                 raise SimulationError(message)
             who = f"python controller {controller.python!r}" if controller.python else f"{controller.kind} controller"
             raise SimulationError(self._commands.located(f"{who} left {message}", controller.where))
+        self._live_checked = _live_arrays(d)
 
     def _live(self) -> Live:
         d = self.data

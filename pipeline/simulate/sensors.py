@@ -18,11 +18,11 @@ import numpy as np
 
 from pipeline.errors import CorpusError
 from pipeline.physics.contact.bodies import make_shape_scratch
-from pipeline.physics.contact.forces import contact_forces
 from pipeline.physics.contact.state import GROUND_Z
 from pipeline.physics.contact.surface import surface
 from pipeline.physics.forces import joint_forces
-from pipeline.physics.kinematics import joint_pass, make_workspace
+from pipeline.physics.kinematics import make_workspace
+from pipeline.physics import sensing
 
 
 class Sensors:
@@ -35,7 +35,8 @@ class Sensors:
         self._key = None
         self._contact_key = None
         self._fext = np.zeros((m.nbody, 6))
-        self._shape_scratch = make_shape_scratch()
+        self._tables = sensing.SensorTables(m.tree, m.contact, self._work, self._fext,
+                                            make_shape_scratch(), np.empty_like(sim._cstate0))
         self._tau = np.zeros(m.nv)
 
     def _state(self):
@@ -43,7 +44,7 @@ class Sensors:
         d = self._sim.data
         key = (id(d), d.time, d.y.tobytes())
         if key != self._key:
-            joint_pass(self._sim.model.tree, d.q, d.qd, self._work, True)
+            sensing.body_states(self._tables, d.q, d.qd)
             self._key = key
         return self._work
 
@@ -69,15 +70,10 @@ class Sensors:
         """(nb, 6) contact wrench on every body in world axes: [torque about the body
         origin; force], the sum of ground, terrain, sticky, collision and attach forces."""
         d = self._sim.data
-        w = self._state()
+        self._state()
         key = (self._key, d.cstate.tobytes())
         if key != self._contact_key:
-            self._fext[:] = 0.0
-            scratch = np.empty_like(d.cstate)
-            vbody = np.ascontiguousarray(w.v)
-            contact_forces(self._sim.model.contact, d.time, d.cstate, scratch,
-                           np.ascontiguousarray(w.xpos), np.ascontiguousarray(w.xrot), vbody,
-                           self._fext, self._shape_scratch)
+            sensing.contact_wrenches(self._tables, d.time, d.cstate)
             self._contact_key = key
         return self._fext.copy()
 
