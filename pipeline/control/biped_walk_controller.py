@@ -54,12 +54,13 @@ DEFAULTS = {
     "stand_kd": 200.0,       # N s/m
     "stop_speed": 0.1,       # |v| below which a stop request stands at a foot-strike, m/s
     "turn_rate": 2.0,        # rad/s
+    "turn_step": 0.785,      # rad: the most a step turns (the next foot's yaw from the stance foot's)
     "acceleration": 1.0,     # m/s^2: how fast V_d follows the speed command
     "kp_scale": 1.0,         # every kp (and kd = 2 sqrt(kp)); the generator sets mass ratios
     "ipm": True,             # layers, for ablations
     "gravity_compensation": True,
     "velocity_tuning": True,
-    "twist_damping": 1.0,    # the root-controlled hips' twist damping, a fraction of the hip's kd
+    "twist_damping": 0.3,    # the root-controlled hips' twist damping, a fraction of the hip's kd
     "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
     "recover": True,         # standing: step when the capture point leaves the feet (Coros §5.5)
     "recover_margin": 0.02,  # m inside the soles' edges
@@ -102,6 +103,7 @@ class BipedWalk:
         self.target = np.zeros(3)  # the swing foot's placement (world)
         self.turn_goal = params["heading"]  # the heading being turned to (p["heading"] once started)
         self.turn_size = 0.0
+        self.stance_yaw = heading0  # the stance foot's yaw at its strike
         self.frame = Frame(rig)
         self.st = np.zeros(SWING_HEADING + 1)  # the state the torque kernel reads (biped_torques.st)
         self.st[H0] = pelvis_height
@@ -152,12 +154,13 @@ class BipedWalk:
         st[WALKING] = self.walking
         st[STARTING] = -1 if self.starting is None else SIDES.index(self.starting)
         st[HEADING] = self.heading
-        # the swing foot lands facing where the pelvis will head halfway through its stance;
-        # its twist turns toward that at twice the turn rate (a jump would twist the swing hip
-        # hard, and root control would put the reaction on the stance foot)
-        lead = self.p["turn_rate"] * self.p["step_time"] * (1.5 - m.phase)
-        goal = self.heading + max(-lead, min(lead, math.remainder(self.turn_goal - self.heading, 2 * math.pi)))
-        step = 2.0 * self.p["turn_rate"] * self.dt
+        # the swing foot lands facing where the pelvis will head halfway through its stance,
+        # at most turn_step from the stance foot; its twist turns toward that at the turn
+        # rate (a jump twisted the swing hip hard, root control put the reaction on the
+        # stance foot; at twice the rate the reaction turned the pelvis the wrong way and
+        # spun a stance foot on its heel)
+        goal = self._turn_toward(self.p["turn_step"])
+        step = self.p["turn_rate"] * self.dt
         st[SWING_HEADING] += max(-step, min(step, math.remainder(goal - st[SWING_HEADING], 2 * math.pi)))
         biped_torques(f.R, f.x, f.omega, f.body_com, f.com, f.com_vel, f.grf, rig.idx, rig.parent, rig.mass,
                       rig.total_mass, rig.jtype, rig.jvadr, rig.jaxes, rig.jgain, rig.jlimit, rig.jlimited,
@@ -165,8 +168,18 @@ class BipedWalk:
                       self.knots, d.ctrl, d.forces.damping, self.target)
         self._publish(d.channels, f)
 
+    def _turn_toward(self, most: float) -> float:
+        """The heading being turned to, at most `most` from the stance foot's yaw."""
+        err = math.remainder(self.turn_goal - self.stance_yaw, 2 * math.pi)
+        return self.stance_yaw + max(-most, min(most, err))
+
     def _slew_heading(self) -> None:
-        err = math.remainder(self.turn_goal - self.heading, 2 * math.pi)
+        """Slew the desired heading at the turn rate toward the turn's goal, but while
+        walking no further than half a turn step from the stance foot: the pelvis turns
+        over the planted foot by the stance hip's twist, and a whole sharp turn at once
+        twisted it 50-60 degrees, the foot rolled onto its edge or spun, and it fell."""
+        goal = self._turn_toward(0.5 * self.p["turn_step"]) if self.walking else self.turn_goal
+        err = math.remainder(goal - self.heading, 2 * math.pi)
         step = self.p["turn_rate"] * self.dt
         turn = max(-step, min(step, err))
         self.heading += turn
@@ -175,11 +188,18 @@ class BipedWalk:
     def _foot(self, f: Frame, side: str) -> np.ndarray:
         return f.x[self.rig.idx[slot(SIDES.index(side), FOOT)]]
 
+    def _yaw(self, f: Frame, side: str) -> float:
+        return heading_of(f.R[self.rig.idx[slot(SIDES.index(side), FOOT)]])
+
     def _foot_strike(self, f: Frame, t: float) -> None:
         m = self.machine
         x = self._foot(f, m.stance)
         self.strikes.append((t, m.stance, float(x[0]), float(x[1])))
-        self.turn_goal = self.p["heading"]  # a sharp turn starts at a foot-strike
+        # a sharp turn starts at a foot-strike, on the foot outside the turn
+        err = math.remainder(self.p["heading"] - self.heading, 2 * math.pi)
+        if abs(err) <= BIG_TURN or m.stance == ("right" if err > 0 else "left"):
+            self.turn_goal = self.p["heading"]
+        self.stance_yaw = self._yaw(f, m.stance)
         self.swing_start = self._foot(f, m.swing).copy()
         speed = float(np.linalg.norm(f.com_vel[:2]))
         if self.p["speed"] == 0.0 and speed < self.p["stop_speed"]:
@@ -207,6 +227,7 @@ class BipedWalk:
         self.machine.stance = "right" if v_left > 0 else "left"
         self.machine.phase = 0.0
         self.swing_start = self._foot(f, self.machine.swing).copy()
+        self.stance_yaw = self._yaw(f, self.machine.stance)
         self.recoveries += 1
 
     def _maybe_start(self, f: Frame) -> None:
@@ -224,6 +245,7 @@ class BipedWalk:
             self.machine.stance = self.starting
             self.machine.phase = 0.0
             self.swing_start = self._foot(f, self.machine.swing).copy()
+            self.stance_yaw = self._yaw(f, self.starting)
             self.starting = None
 
     # ------------------------------------------------------------------ output
