@@ -1,13 +1,16 @@
-"""docs/img/biped_walk.png: the heading, COM speed and foot-strikes of scenes/biped_walk.yaml
-(issue 18, docs/biped.md).
+"""The heading, COM speed and foot-strikes of a biped scene (issue 18, docs/biped.md):
+docs/img/biped_walk.png of scenes/biped_walk.yaml (the default), docs/img/biped_turns.png of
+scenes/biped_turns.yaml.
 
     .venv/bin/python benchmarks/biped_figure.py docs/img/biped_walk.png
+    .venv/bin/python benchmarks/biped_figure.py docs/img/biped_turns.png scenes/biped_turns.yaml
 """
 import sys
 from pathlib import Path
 
 import matplotlib
 import numpy as np
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -15,7 +18,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import pipeline  # noqa: E402
-sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_walk.yaml"))
+scene = sys.argv[2] if len(sys.argv) > 2 else "scenes/biped_walk.yaml"
+spec = pipeline.load(ROOT / scene)
+sim = pipeline.compile(spec)
 c = sim.data.user["biped_walk"]["biped"]
 rows = []
 while sim.data.time < sim.settings.duration - 1e-9:
@@ -33,6 +38,6 @@ for t, side, x, y in c.strikes:
     ax[2].plot(x, y, "o" if side == "left" else "s", color="tab:blue" if side == "left" else "tab:red", ms=5)
 ax[2].plot([], [], "o", color="tab:blue", label="left stance foot at strike"); ax[2].plot([], [], "s", color="tab:red", label="right")
 ax[2].set_aspect("equal"); ax[2].set_xlabel("x (m)"); ax[2].set_ylabel("y (m)"); ax[2].legend(fontsize=8); ax[2].set_title("from above")
-fig.suptitle("scenes/biped_walk.yaml: stand, walk 0.6 m/s, turn to 45 deg at 4 s and back at 7 s, stop at 10 s, stand")
+fig.suptitle(f"{scene}: {yaml.safe_load((ROOT / scene).read_text())['description']}")
 fig.tight_layout(); fig.savefig(sys.argv[1], dpi=80)
 print("fell", c.fell, "steps", c.machine.steps)
