@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import pipeline
+from benchmarks.biped_robustness import VARIANTS
+from benchmarks.biped_robustness import walk as robust_walk
 from pipeline.errors import CorpusError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,3 +195,16 @@ def test_w2_walks_thirty_seconds_at_the_commanded_speed(speed):
     walk, rows = walk_at(speed, 30.0)
     assert not walk.fell
     assert mean_speed(rows, 20.0) == pytest.approx(speed, abs=0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,fixed,runtime,speed", VARIANTS, ids=[f"{v[0]} {v[3]}" for v in VARIANTS])
+def test_w9_w11_gains_and_alpha_still_walk(name, fixed, runtime, speed):
+    """Coros W9 (every kp x2 and x0.5, kd = 2 sqrt(kp): still walks at 0.6 m/s, W1's 10 %)
+    and W11 (alpha 0, 0.05, 0.1; alpha = 0 at 0.3 m/s only): 30 s from standing without a
+    fall and a symmetric cycle, the left and right stances lasting the same within 2 %."""
+    fell, v, left, right = robust_walk(fixed, runtime, speed)
+    assert not fell
+    assert left == pytest.approx(right, rel=0.02)
+    if name.startswith("W9"):
+        assert v == pytest.approx(speed, rel=0.10)
