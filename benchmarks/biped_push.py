@@ -77,7 +77,8 @@ def main() -> None:
               + "  (per phase: R recovered, s survived, F fell)", flush=True)
     n = len(DIRECTIONS) * len(PHASES)
     print(f"{args.force:.0f} N x 0.1 s: survived {survived}/{n}, recovered {recovered}/{n} "
-          f"({100 * recovered / n:.0f} %), load {os.getloadavg()[0]:.1f}")
+          f"({100 * recovered / n:.0f} %){''.join(f', {k}={v:g}' for k, v in settings.items())}, "
+          f"load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
