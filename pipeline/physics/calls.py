@@ -48,6 +48,12 @@ structref.define_proxy(ScratchRef, ScratchType, ["tree", "gravity", "w", "nq"])
 
 
 @numba.njit(cache=True)
+def _new_scratch_ref(tree, gravity, w, nq):
+    """ScratchRef(...), made by a cached kernel (pipeline/physics/structs.py)."""
+    return ScratchRef(tree, gravity, w, nq)
+
+
+@numba.njit(cache=True)
 def _check(s, q, a, b, c, fext_shape):
     """The lengths the kernels index by without bounds checks (see module doc): q (nq,),
     a, b, c (nv,), f_ext (nb, 6) or (0, 6)."""
@@ -110,7 +116,7 @@ def scratch(model) -> Scratch:
     if entry is not None and entry[0]() is model:
         return entry[1]
     w = make_workspace(model.nbody, model.nv)
-    ref = ScratchRef(model.tree, np.ascontiguousarray(model.gravity, float), w, model.nq)
+    ref = _new_scratch_ref(model.tree, np.ascontiguousarray(model.gravity, float), w, model.nq)
     sc = Scratch(ref, *_kernels(numba.typeof(ref)), w, np.zeros((0, 6)))
     _SCRATCH[id(model)] = (weakref.ref(model), sc)
     weakref.finalize(model, _SCRATCH.pop, id(model), None)

@@ -80,6 +80,20 @@ structref.define_proxy(StepTables, StepTablesType, ["statics", "work", "events"]
 structref.define_proxy(LiveRef, LiveRefType, list(Live._fields))
 
 
+@numba.njit(cache=True)
+def new_step_tables(statics, work, events):
+    """StepTables(statics, work, events), made by a cached kernel (structs.py)."""
+    return StepTables(statics, work, events)
+
+
+@numba.njit(cache=True)
+def new_live_ref(forces, gravity, ctrl, motor_active, motor_target, motor_vel, motor_end,
+                 pushes, qdd_prescribed):
+    """LiveRef(*live), made by a cached kernel (structs.py)."""
+    return LiveRef(forces, gravity, ctrl, motor_active, motor_target, motor_vel, motor_end,
+                   pushes, qdd_prescribed)
+
+
 @numba.njit(cache=True)  # counts references (pipeline/physics/structs.py)
 def advance_frames_of(tables, live, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
                       y, cstate, counters, hstate, fail, ev_log, ev_count, limits, done):

@@ -30,6 +30,12 @@ structref.define_proxy(SensorTables, SensorTablesType,
 
 
 @numba.njit(cache=True)
+def new_sensor_tables(tree, contact, work, fext, shapes, cs_out):
+    """SensorTables(...), made by a cached kernel (structs.py)."""
+    return SensorTables(tree, contact, work, fext, shapes, cs_out)
+
+
+@numba.njit(cache=True)
 def body_states(tables, q, qd):
     """Poses and body velocities of state (q, qd) into tables.work."""
     joint_pass(tables.tree, q, qd, tables.work, True)

@@ -6,6 +6,10 @@ which costs a frame's kernel calls more than their work on small models. A Struc
 unboxed as one object. Its fields are read like a named tuple's inside a kernel; it needs
 numba's reference counting there (pipeline/nrt.py), so a kernel taking one is an ordinary
 `numba.njit` that calls the reference-count-free kernels with its fields.
+
+Make them from Python with a cached kernel that calls the proxy class (`new_step_tables`,
+...), not with the class itself: numba compiles the constructor `define_proxy` generates in
+every process, never caching it, which for the step tables' types was 9 s and 60 MB.
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
 from pipeline.control.python_ctrl import HOLD
-from pipeline.physics.frames import RUNAWAY, LiveRef, StepTables, advance_frames_of
+from pipeline.physics.frames import RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
 from pipeline.physics.step import EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses
 from pipeline import runaway as R
 from pipeline.physics import events as E
@@ -124,7 +124,7 @@ class Simulation:
                                 nq=model.nq)
         self._events = event_table(scene.events, model, dof_qpos)
         self._work = self._make_work()
-        self._tables = StepTables(self._statics, self._work, self._events)
+        self._tables = new_step_tables(self._statics, self._work, self._events)
         self._live_kept = None  # (Live, its LiveRef)
         self._live_checked = None  # the live arrays _coerce_live_arrays last found right
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
@@ -161,7 +161,7 @@ class Simulation:
         independently (compiled kernels, model and scratch layout are shared or rebuilt)."""
         twin = copy.copy(self)
         twin._work = self._make_work()
-        twin._tables = StepTables(self._statics, twin._work, self._events)
+        twin._tables = new_step_tables(self._statics, twin._work, self._events)
         twin._live_kept = None
         twin._poses = (np.zeros((self.model.nbody, 3)), np.zeros((self.model.nbody, 4)))
         twin.sensors = Sensors(twin)
@@ -383,12 +383,12 @@ class Simulation:
                     motor_vel=d.motor_vel, motor_end=d.motor_end, pushes=d.pushes,
                     qdd_prescribed=d.qdd_prescribed)
 
-    def _live_ref(self) -> LiveRef:
+    def _live_ref(self):
         """`_live()` as the LiveRef the step loop takes, kept while its arrays are the same."""
         live = self._live()
         kept = self._live_kept
         if kept is None or any(a is not b for a, b in zip(live, kept[0])):
-            kept = self._live_kept = (live, LiveRef(*live))
+            kept = self._live_kept = (live, new_live_ref(*live))
         return kept[1]
 
     def _integrate(self, frames: int = 1) -> None:

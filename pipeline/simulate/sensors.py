@@ -35,8 +35,8 @@ class Sensors:
         self._key = None
         self._contact_key = None
         self._fext = np.zeros((m.nbody, 6))
-        self._tables = sensing.SensorTables(m.tree, m.contact, self._work, self._fext,
-                                            make_shape_scratch(), np.empty_like(sim._cstate0))
+        self._tables = sensing.new_sensor_tables(m.tree, m.contact, self._work, self._fext,
+                                                make_shape_scratch(), np.empty_like(sim._cstate0))
         self._tau = np.zeros(m.nv)
 
     def _state(self):
