@@ -6,12 +6,15 @@ fresh process, in one run; and where corpus's megabytes go (resident set after e
     .venv/bin/python benchmarks/memory.py [--seconds 5]
 
 Peak is the process's high-water resident set (VmHWM), so it includes the interpreter and
-every library each side imports. Goal (issue 20): corpus at most 2x MuJoCo.
+every library each side imports. Goal (issue 20): corpus at most 2x MuJoCo. Beside them, the
+floor numba sets: the peak of a bare process that imports numpy and numba and calls one
+trivial kernel from numba's cache (compiled by a first process).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -58,6 +61,33 @@ for i in range(n):
 print(json.dumps({"peak": mb("VmHWM"), "after": mb("VmRSS")}))
 """
 
+# numba's floor: a bare process calling one trivial cached kernel (FLOOR_KERNEL, importable)
+FLOOR_KERNEL = """
+import numba
+
+@numba.njit(cache=True)
+def total(a):
+    s = 0.0
+    for x in a:
+        s += x
+    return s
+"""
+
+FLOOR = r"""
+import json, numpy, floor_kernel
+floor_kernel.total(numpy.ones(3))
+print(json.dumps({"peak": [int(l.split()[1]) / 1024 for l in open("/proc/self/status")
+                           if l.startswith("VmHWM")][0]}))
+"""
+
+
+def numba_floor(tmp: Path) -> float:
+    (tmp / "floor_kernel.py").write_text(FLOOR_KERNEL)
+    env = {**os.environ, "PYTHONPATH": str(tmp), "NUMBA_CACHE_DIR": str(tmp / "numba")}
+    for _ in range(2):  # the first compiles into the cache, the second loads from it
+        out = subprocess.run([sys.executable, "-c", FLOOR], env=env, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)["peak"]
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -74,6 +104,7 @@ def main() -> None:
                         str(scene)], check=True, capture_output=True)
         ours = json.loads(subprocess.run([sys.executable, "-c", STAGES, str(scene), str(args.seconds)],
                                          check=True, capture_output=True, text=True).stdout)
+        floor = numba_floor(Path(tmp))
     theirs = json.loads(subprocess.run([sys.executable, "-c", MUJOCO, str(source), str(args.seconds)],
                                        check=True, capture_output=True, text=True).stdout)
     print(f"humanoid, {args.seconds:g} s at 5 ms, resident MB after each stage (corpus):")
@@ -82,6 +113,8 @@ def main() -> None:
             print(f"  {value:7.1f}  {stage}")
     print(f"peak: corpus {ours['peak']:.1f} MB, MuJoCo {theirs['peak']:.1f} MB (numpy + mujoco + model + "
           f"states); ratio {ours['peak'] / theirs['peak']:.2f}")
+    print(f"numba's floor (numpy, numba and one trivial cached kernel, nothing else): {floor:.1f} MB, "
+          f"{floor / theirs['peak']:.2f}x MuJoCo; load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
