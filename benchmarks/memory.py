@@ -8,7 +8,8 @@ fresh process, in one run; and where corpus's megabytes go (resident set after e
 Peak is the process's high-water resident set (VmHWM), so it includes the interpreter and
 every library each side imports. Goal (issue 20): corpus at most 2x MuJoCo. Beside them, the
 floor numba sets: the peak of a bare process that imports numpy and numba and calls one
-trivial kernel from numba's cache (compiled by a first process).
+trivial kernel from numba's cache (compiled by a first process), and the same after
+`import pipeline`, which changes how numba starts (pipeline/_numba_start.py).
 """
 from __future__ import annotations
 
@@ -74,18 +75,24 @@ def total(a):
 """
 
 FLOOR = r"""
-import json, numpy, floor_kernel
+import json, sys, numpy
+if sys.argv[1] == "corpus":
+    import pipeline
+import floor_kernel
 floor_kernel.total(numpy.ones(3))
 print(json.dumps({"peak": [int(l.split()[1]) / 1024 for l in open("/proc/self/status")
                            if l.startswith("VmHWM")][0]}))
 """
 
 
-def numba_floor(tmp: Path) -> float:
+def numba_floor(tmp: Path, start: str) -> float:
+    """The floor when numba starts as it comes ("bare") or as corpus starts it ("corpus")."""
     (tmp / "floor_kernel.py").write_text(FLOOR_KERNEL)
-    env = {**os.environ, "PYTHONPATH": str(tmp), "NUMBA_CACHE_DIR": str(tmp / "numba")}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp), str(ROOT)]),
+           "NUMBA_CACHE_DIR": str(tmp / start)}
     for _ in range(2):  # the first compiles into the cache, the second loads from it
-        out = subprocess.run([sys.executable, "-c", FLOOR], env=env, check=True, capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-c", FLOOR, start], env=env, check=True, capture_output=True,
+                             text=True)
     return json.loads(out.stdout)["peak"]
 
 
@@ -104,7 +111,7 @@ def main() -> None:
                         str(scene)], check=True, capture_output=True)
         ours = json.loads(subprocess.run([sys.executable, "-c", STAGES, str(scene), str(args.seconds)],
                                          check=True, capture_output=True, text=True).stdout)
-        floor = numba_floor(Path(tmp))
+        floors = {start: numba_floor(Path(tmp), start) for start in ("bare", "corpus")}
     theirs = json.loads(subprocess.run([sys.executable, "-c", MUJOCO, str(source), str(args.seconds)],
                                        check=True, capture_output=True, text=True).stdout)
     print(f"humanoid, {args.seconds:g} s at 5 ms, resident MB after each stage (corpus):")
@@ -113,8 +120,9 @@ def main() -> None:
             print(f"  {value:7.1f}  {stage}")
     print(f"peak: corpus {ours['peak']:.1f} MB, MuJoCo {theirs['peak']:.1f} MB (numpy + mujoco + model + "
           f"states); ratio {ours['peak'] / theirs['peak']:.2f}")
-    print(f"numba's floor (numpy, numba and one trivial cached kernel, nothing else): {floor:.1f} MB, "
-          f"{floor / theirs['peak']:.2f}x MuJoCo; load {os.getloadavg()[0]:.1f}")
+    print(f"numba's floor (numpy, numba and one trivial cached kernel): {floors['bare']:.1f} MB "
+          f"({floors['bare'] / theirs['peak']:.2f}x MuJoCo); started as corpus starts it: {floors['corpus']:.1f} MB "
+          f"({floors['corpus'] / theirs['peak']:.2f}x); load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -13,11 +13,11 @@ __version__ = "0.1.0"
 
 __all__ = ["load", "load_scene", "compile", "evaluate", "CorpusError", "__version__"]
 
-from pipeline import _numba_cache, _numba_lazy_ir
+from pipeline import _numba_cache, _numba_start
 from pipeline.errors import CorpusError
 
 _numba_cache.configure()
-_numba_lazy_ir.install()
+_numba_start.install()
 
 
 def load(source, **kwargs):

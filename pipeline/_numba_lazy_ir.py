@@ -11,14 +11,11 @@ when a compile links against the library. Objects that are not 64-bit little-end
 """
 from __future__ import annotations
 
-import importlib.machinery
 import struct
-import sys
 
 SHT_SYMTAB = 2
 SHN_UNDEF = 0
 NAMED_KINDS = (0, 1, 2)  # STT_NOTYPE, STT_OBJECT, STT_FUNC (not sections or files)
-CODEGEN = "numba.core.codegen"
 
 
 def defined_symbols(obj: bytes) -> set[str] | None:
@@ -41,7 +38,8 @@ def defined_symbols(obj: bytes) -> set[str] | None:
     return names
 
 
-def _patch(codegen) -> None:
+def patch(codegen) -> None:
+    """Load `codegen`'s (numba.core.codegen's) cached kernels this way."""
     import llvmlite.binding as ll
 
     library = codegen.CPUCodeLibrary
@@ -76,31 +74,3 @@ def _patch(codegen) -> None:
     library._unserialize = classmethod(_unserialize)
     library._get_module_for_linking = _get_module_for_linking
     library._corpus_lazy_ir = True
-
-
-class _OnImport:
-    """Patches numba's code generator as it is imported (importing it here would cost every
-    `import pipeline` numba's 65 MB, and `corpus validate` never loads a kernel)."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != CODEGEN:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_and_patch(module):
-            exec_module(module)
-            _patch(module)
-
-        spec.loader.exec_module = exec_and_patch
-        return spec
-
-
-def install() -> None:
-    if CODEGEN in sys.modules:
-        _patch(sys.modules[CODEGEN])
-    elif not any(isinstance(f, _OnImport) for f in sys.meta_path):
-        sys.meta_path.insert(0, _OnImport())
