@@ -284,7 +284,12 @@ def serve() -> int:
 
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what libraries print must not reach the replies
-    import pipeline.run  # noqa: F401  (paid once, before the first job)
+    # paid once, before the first job and while the batch still reads its files: what a job
+    # imports when it first loads, compiles and simulates a scene (the kernel compiler among it)
+    import pipeline.run  # noqa: F401
+    import pipeline.simulate.articulated  # noqa: F401
+    import pipeline.simulate.metrics  # noqa: F401
+    import pipeline.spec.resolve  # noqa: F401
 
     for line in sys.stdin:
         job = json.loads(line)
