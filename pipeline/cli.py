@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("pipeline.export.cli", "export a finished run again (frames, video, glTF, plots) without simulating"),
     "batch": ("pipeline.batch.runner", "run many scenes and parameter sweeps (cached, resumable; local or Dask)"),
     "convert": ("pipeline.importers.cli", "convert a MuJoCo MJCF, URDF or corpus script into corpus YAML"),
+    "character": ("pipeline.characters.cli", "write a biped character (proportions, masses by density) as creature YAML"),
     "evolve": ("pipeline.evolve.cli", "evolve scene parameters (an evolution: file) on local workers or Dask"),
     "gallery": ("pipeline.gallery.cli", "write index.html: a page of the runs in a batch, evolution or any folder"),
 }

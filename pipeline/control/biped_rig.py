@@ -46,6 +46,15 @@ BALL_LIMITS = {
 }
 
 
+def mass_ratio(mass: float, reference_mass: float) -> float:
+    """Coros's kp factor M'/M for a character of mass M' against the one the gains were
+    tuned on (M; 0: no scaling). The reference character itself, whose masses sum to M
+    up to rounding, keeps the table as it is."""
+    if reference_mass <= 0.0 or abs(mass / reference_mass - 1.0) < 1e-6:
+        return 1.0
+    return mass / reference_mass
+
+
 def role(name: str) -> str:
     for side in SIDES:
         if name.startswith(side + "_"):
@@ -70,7 +79,7 @@ class Rig:
     """Body indices, the joint table and masses of one biped in a compiled model, as plain
     arrays for the controller's kernels (pipeline/control/biped_torques.py)."""
 
-    def __init__(self, sim, gains: dict, kp_scale: float = 1.0):
+    def __init__(self, sim, gains: dict, kp_scale: float = 1.0, reference_mass: float = 0.0):
         model = sim.model
         self.tree = t = model.tree
         names = list(model.body_names)
@@ -91,9 +100,6 @@ class Rig:
             b = int(self.idx[k + 1])
             r = role(n)
             kp, kd, tmax = gains.get(r, DEFAULT_GAINS[r])
-            kp *= kp_scale
-            if kp_scale != 1.0 and r != "toes":
-                kd = 2.0 * math.sqrt(kp)  # Coros: kd = 2 sqrt(kp) after mass scaling
             jt = int(t.jtype[b])
             if jt not in (BALL, REVOLUTE, UNIVERSAL):
                 raise CorpusError(f"biped_walk: body {n!r} needs a ball, revolute or universal joint")
@@ -105,7 +111,7 @@ class Rig:
                 self.jlimited[k] = 1
             self.jmirror[k] = n.startswith("right_")
         kp, kd, tmax = gains.get("root", DEFAULT_GAINS["root"])
-        self.root_gains = np.array([kp * kp_scale, kd * kp_scale, tmax])
+        self.root_gains = np.array([kp, kd, tmax])
         jpos = np.asarray(t.jpos, float)
         self.thigh = float(np.linalg.norm(jpos[names.index("left_lower_leg")]))
         self.shin = float(np.linalg.norm(jpos[names.index("left_foot")]))
@@ -133,6 +139,19 @@ class Rig:
         lo, hi = np.asarray(g.aabb_lo)[mine], np.asarray(g.aabb_hi)[mine]
         self.sole = np.array([lo[:, 0].min(), hi[:, 0].max(), lo[:, 1].min(), hi[:, 1].max()])
         self.others = np.array([b for b in np.flatnonzero(own) if b not in self.feet], np.int64)
+        self._scale_gains(kp_scale * mass_ratio(self.total_mass, reference_mass))
+
+    def _scale_gains(self, scale: float) -> None:
+        """Coros's gains for another character (the character editor's scaleGains): every
+        kp times `scale` and kd = 2 sqrt(kp), but the toes keep their kd; the root's kp
+        and kd times `scale`."""
+        if scale == 1.0:
+            return
+        for k, n in enumerate(NEEDED[1:]):
+            self.jgain[k, 0] *= scale
+            if role(n) != "toes":
+                self.jgain[k, 1] = 2.0 * math.sqrt(self.jgain[k, 0])
+        self.root_gains[:2] *= scale
 
     def b(self, name: str) -> int:
         return int(self.idx[NEEDED.index(name)])

@@ -56,7 +56,8 @@ DEFAULTS = {
     "turn_rate": 2.0,        # rad/s
     "turn_step": 0.785,      # rad: the most a step turns (the next foot's yaw from the stance foot's)
     "acceleration": 1.0,     # m/s^2: how fast V_d follows the speed command
-    "kp_scale": 1.0,         # every kp (and kd = 2 sqrt(kp)); the generator sets mass ratios
+    "kp_scale": 1.0,         # every kp (and kd = 2 sqrt(kp))
+    "reference_mass": 70.4,  # kg: kp times the creature's mass over this (BipV3's); 0: off
     "ipm": True,             # layers, for ablations
     "gravity_compensation": True,
     "velocity_tuning": True,
@@ -271,7 +272,7 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     gains = {k: tuple(float(x) for x in (g["kp"], g["kd"], g.get("max_torque", 200.0)))
              for k, g in (script.get("gains", {}) or {}).items()}
     try:
-        rig = Rig(sim, gains, float(params["kp_scale"]))
+        rig = Rig(sim, gains, float(params["kp_scale"]), float(params["reference_mass"]))
     except CorpusError as err:
         raise CorpusError(located(err.problems[0].message, ref.where)) from None
     f = Frame(rig).update(sim.data.q, sim.data.qd, sim.sensors.contact_wrenches())

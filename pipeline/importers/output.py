@@ -13,7 +13,7 @@ from pipeline.importers.links import safe_name
 from pipeline.spec.schema import SCHEMA_DIR
 
 
-class _Dumper(yaml.SafeDumper):
+class VectorDumper(yaml.SafeDumper):
     """Block style for structure, flow style for short lists of numbers (vectors)."""
 
 
@@ -22,7 +22,7 @@ def _list(dumper, data):
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
 
-_Dumper.add_representer(list, _list)
+VectorDumper.add_representer(list, _list)
 
 
 def relative_meshes(doc, folder: Path):
@@ -62,7 +62,7 @@ def to_yaml(doc: dict, kind: str, folder: Path, source: str, notes: list[str]) -
     header = [f"# yaml-language-server: $schema={schema}",
               f"# converted by `corpus convert` from {source}"]
     header += [f"# note: {n}" for n in notes]
-    body = yaml.dump(relative_meshes(doc, folder), Dumper=_Dumper, sort_keys=False,
+    body = yaml.dump(relative_meshes(doc, folder), Dumper=VectorDumper, sort_keys=False,
                      allow_unicode=True, width=100)
     return "\n".join(header) + "\n" + body
 
