@@ -54,20 +54,19 @@ def test_a_scaled_character_scales_lengths_by_s_and_masses_by_s_cubed(scale):
 
 
 def _mirrored(sim):
-    """Left body -> its right twin's index."""
-    names = list(sim.model.body_names)
-    return {names.index(n): names.index(n.replace("left_", "right_")) for n in names if n.startswith("left_")}
+    """Left body -> its right twin (names)."""
+    return {n: n.replace("left_", "right_") for n in sim.model.body_names if n.startswith("left_")}
 
 
 def test_a_random_character_is_asymmetric_and_a_symmetric_one_is_a_mirror_image():
     sym = compiled(biped_character("s", {"thigh": 0.45, "arm_radius": 0.035, "limb_shape": "box"})[0])
-    mass = np.asarray(sym.model.tree.mass)
+    mass = dict(zip(sym.model.body_names, np.asarray(sym.model.tree.mass)))
     for left, right in _mirrored(sym).items():
         assert mass[left] == mass[right]
         pl, pr = sym.sensors.body_pose(left)[0], sym.sensors.body_pose(right)[0]
         assert np.allclose(pl * [1, -1, 1], pr, atol=1e-12)
     rnd = compiled(biped_character("r", seed=5)[0])
-    mass = np.asarray(rnd.model.tree.mass)
+    mass = dict(zip(rnd.model.body_names, np.asarray(rnd.model.tree.mass)))
     assert any(abs(mass[left] - mass[right]) > 1e-3 for left, right in _mirrored(rnd).items())
     names = list(rnd.model.body_names)
     knee = [rnd.sensors.body_pose(f"{s}_lower_leg")[0][2] for s in ("left", "right")]
@@ -194,7 +193,7 @@ def walks_twenty_metres(path: Path, speed_factor: float = 1.0) -> dict:
     digest §8.2 C1), until its COM has gone 20 m plus 10 s or it falls. Returns what it did."""
     probe = pipeline.compile(pipeline.load(path))
     speed = speed_factor * math.sqrt(leg_length(probe) / BIPV3_LEG)
-    duration = 20.0 / speed + 4.0
+    duration = math.ceil(10.0 * (20.0 / speed + 4.0)) / 10.0  # whole frames
     sim = pipeline.compile(pipeline.load(walking_scene(path, speed, duration)))
     walk = sim.data.user["biped_walk"][path.stem]
     x0 = sim.sensors.com()[0]
@@ -207,3 +206,34 @@ def walks_twenty_metres(path: Path, speed_factor: float = 1.0) -> dict:
     return {"speed": speed, "fell": walk.fell, "time": float(sim.data.time),
             "distance": float(trace[-1, 1] - x0[0]),
             "mean_speed": float(np.linalg.norm(last[-1, 1:] - last[0, 1:]) / (last[-1, 0] - last[0, 0]))}
+
+
+def report(name: str, run: dict) -> str:
+    line = (f"{name}: V_d {run['speed']:.3f} m/s, {run['distance']:.2f} m in {run['time']:.1f} s, "
+            f"{'fell' if run['fell'] else 'no fall'}, last 10 s {run['mean_speed']:.3f} m/s")
+    print(line)
+    return line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["biped_small", "biped_large", "biped_robot", "biped_beast"])
+def test_c1_c3_characters_walk_twenty_metres_without_retuning(name):
+    """C1 (x0.7, x1.3), C2 (robot), C3 (beast): W1 at 1 m/s x sqrt(leg / BipV3's leg), with
+    the controller's defaults (gains scaled by mass only): >= 20 m without a fall, the mean
+    COM speed over the last 10 s within 10 % of V_d."""
+    run = walks_twenty_metres(ROOT / "creatures" / f"{name}.yaml")
+    report(name, run)
+    assert not run["fell"]
+    assert run["distance"] >= 20.0
+    assert run["mean_speed"] == pytest.approx(run["speed"], rel=0.10)
+
+
+@pytest.mark.slow
+def test_c4_at_least_90_percent_of_16_random_characters_walk_twenty_metres():
+    """C4: 16 random characters (creatures/biped_crowd, seeds 0-15), W1 as above; at least
+    15 of 16 (90 %) walk 20 m without a fall."""
+    runs = {path.stem: walks_twenty_metres(path) for path in sorted((ROOT / "creatures" / "biped_crowd").glob("*.yaml"))}
+    for name, run in runs.items():
+        report(name, run)
+    walked = [name for name, run in runs.items() if not run["fell"] and run["distance"] >= 20.0]
+    assert len(runs) == 16 and len(walked) >= 15

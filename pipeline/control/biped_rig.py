@@ -113,8 +113,10 @@ class Rig:
         kp, kd, tmax = gains.get("root", DEFAULT_GAINS["root"])
         self.root_gains = np.array([kp, kd, tmax])
         jpos = np.asarray(t.jpos, float)
-        self.thigh = float(np.linalg.norm(jpos[names.index("left_lower_leg")]))
-        self.shin = float(np.linalg.norm(jpos[names.index("left_foot")]))
+        # per side (left, right): the swing leg's IK takes its own lengths (Coros's robot has
+        # one knee 20 cm higher than the other)
+        self.thigh = np.array([np.linalg.norm(jpos[names.index(f"{s}_lower_leg")]) for s in SIDES])
+        self.shin = np.array([np.linalg.norm(jpos[names.index(f"{s}_foot")]) for s in SIDES])
         # only the biped's own bodies count (a scene may hold other creatures)
         parent = np.asarray(t.parent)
         pelvis = int(self.idx[PELVIS])

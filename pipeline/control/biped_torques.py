@@ -48,7 +48,8 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
     """Write this frame's joint forces into ctrl and the joints' damping (kd, which the
     implicit integrator takes at the step's end) into damping; target gets the swing
     foot's placement. grf: the vertical ground force on each foot (left, right); sole: the
-    foot's extent about the ankle (heel, front, right side, left side; foot axes)."""
+    foot's extent about the ankle (heel, front, right side, left side; foot axes); thigh
+    and shin: each leg's lengths (left, right)."""
     nb = R.shape[0]
     nj = jtype.shape[0]
     tau = np.zeros((nb, 3))  # world torque of every joint, acting on its child
@@ -109,6 +110,7 @@ def _swing_leg(R, x, com, com_vel, idx, thigh, shin, par, st, swing_start, knots
     hip and knee, with desired rates by a finite difference along the path (Coros §5.3)."""
     stance = int(st[STANCE])
     swing = 1 - stance
+    thigh, shin = thigh[swing], shin[swing]  # the swing leg's lengths
     stance_ankle = x[idx[slot(stance, FOOT)]]
     h = max(com[2] - stance_ankle[2], 0.1)
     v_sag, v_cor = dot(com_vel, fwd), dot(com_vel, left)
