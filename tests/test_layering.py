@@ -89,5 +89,13 @@ def test_collision_imports_only_itself_and_numeric_libraries():
     assert _offending("collision", allowed) == []
 
 
+def test_characters_write_documents_and_import_no_stage_above_the_compiler():
+    """pipeline/characters writes creature documents: it may read the spec stage and the
+    compiler's closed-form volumes, never control, the simulation or what comes after."""
+    above = ["pipeline.control", "pipeline.physics", "pipeline.simulate", "pipeline.export", "pipeline.batch",
+             "pipeline.run", "pipeline.evolve"]
+    assert _offending("characters", lambda m: not _under(m, above)) == []
+
+
 def test_spec_never_imports_physics():
     assert _offending("spec", lambda m: not _under(m, ["pipeline.physics"])) == []

@@ -79,15 +79,18 @@ class Rig:
     """Body indices, the joint table and masses of one biped in a compiled model, as plain
     arrays for the controller's kernels (pipeline/control/biped_torques.py)."""
 
-    def __init__(self, sim, gains: dict, kp_scale: float = 1.0, reference_mass: float = 0.0):
+    def __init__(self, sim, gains: dict, kp_scale: float = 1.0, reference_mass: float = 0.0,
+                 creature: str = ""):
         model = sim.model
         self.tree = t = model.tree
         names = list(model.body_names)
-        missing = [n for n in NEEDED if n not in names]
+        # with several bipeds in a scene the model names their bodies `creature/body`
+        full = {n: f"{creature}/{n}" if f"{creature}/{n}" in names else n for n in NEEDED}
+        missing = [n for n in NEEDED if full[n] not in names]
         if missing:
             raise CorpusError(f"biped_walk: the creature lacks the bodies {', '.join(missing)} "
                               "(a biped names its bodies like creatures/biped.yaml)")
-        self.idx = np.array([names.index(n) for n in NEEDED], np.int64)
+        self.idx = np.array([names.index(full[n]) for n in NEEDED], np.int64)
         nj = len(NEEDED) - 1
         self.jtype = np.zeros(nj, np.int64)
         self.jvadr = np.zeros(nj, np.int64)
@@ -115,8 +118,8 @@ class Rig:
         jpos = np.asarray(t.jpos, float)
         # per side (left, right): the swing leg's IK takes its own lengths (Coros's robot has
         # one knee 20 cm higher than the other)
-        self.thigh = np.array([np.linalg.norm(jpos[names.index(f"{s}_lower_leg")]) for s in SIDES])
-        self.shin = np.array([np.linalg.norm(jpos[names.index(f"{s}_foot")]) for s in SIDES])
+        self.thigh = np.array([np.linalg.norm(jpos[self.b(f"{s}_lower_leg")]) for s in SIDES])
+        self.shin = np.array([np.linalg.norm(jpos[self.b(f"{s}_foot")]) for s in SIDES])
         # only the biped's own bodies count (a scene may hold other creatures)
         parent = np.asarray(t.parent)
         pelvis = int(self.idx[PELVIS])

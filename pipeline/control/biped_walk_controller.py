@@ -271,8 +271,9 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     params.update(script.get("biped_walk", {}) or {})
     gains = {k: tuple(float(x) for x in (g["kp"], g["kd"], g.get("max_torque", 200.0)))
              for k, g in (script.get("gains", {}) or {}).items()}
+    creature = ref.target or script.get("creature")
     try:
-        rig = Rig(sim, gains, float(params["kp_scale"]), float(params["reference_mass"]))
+        rig = Rig(sim, gains, float(params["kp_scale"]), float(params["reference_mass"]), creature or "")
     except CorpusError as err:
         raise CorpusError(located(err.problems[0].message, ref.where)) from None
     f = Frame(rig).update(sim.data.q, sim.data.qd, sim.sensors.contact_wrenches())
@@ -281,7 +282,6 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     params["heading"] = float(params["heading"])
     controller = BipedWalk(name, rig, params, sim.dt, f.x[rig.b("right_foot")],
                            heading0, float(f.x[pelvis, 2]))
-    creature = ref.target or script.get("creature")
     sim.data.user.setdefault("biped_walk", {})[creature] = controller
     controller._publish(sim.data.channels, f)
     return controller
