@@ -171,6 +171,21 @@ def test_the_gains_scale_with_the_characters_mass():
     assert large.root_gains == pytest.approx([1000 * ratio, 200 * ratio, 200], rel=1e-12)
 
 
+def test_the_rig_reads_each_legs_lengths_and_each_bipeds_own_bodies():
+    """The swing leg's IK takes its own leg's lengths (the robot's left knee sits 20 cm
+    higher); in a scene of 16 bipeds each controller drives its own creature's bodies."""
+    robot = pipeline.compile(pipeline.load(walking_scene(ROOT / "creatures" / "biped_robot.yaml", 1.0, 1.0)))
+    rig = robot.data.user["biped_walk"]["biped_robot"].rig
+    assert rig.thigh == pytest.approx([0.2, 0.4], abs=1e-9) and rig.shin == pytest.approx([0.66, 0.46], abs=1e-9)
+    crowd = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_characters.yaml"))
+    names = crowd.model.body_names
+    controllers = crowd.data.user["biped_walk"]
+    assert sorted(controllers) == [f"r{i:02d}" for i in range(16)]
+    for creature, walk in controllers.items():
+        assert all(names[b].startswith(creature + "/") for b in walk.rig.idx)
+        assert walk.rig.total_mass == pytest.approx(biped_character(creature, seed=int(creature[1:]))[1], rel=1e-9)
+
+
 def test_a_random_character_walks_a_few_steps():
     """C4, short: a random character (seed 3, 52 kg, legs 0.83 m) walks 3 s from standing at
     1 m/s scaled by the root of its leg length, without a fall, its steps alternating."""
