@@ -17,7 +17,8 @@ from pipeline.physics.model import BALL, FREE, REVOLUTE, UNIVERSAL
 
 ROOT = Path(__file__).resolve().parents[1]
 BIPV3_LEG = 0.86  # hip to ankle, m
-GENERATED = sorted((ROOT / "creatures").glob("biped_*.yaml")) + sorted((ROOT / "creatures" / "biped_crowd").glob("*.yaml"))
+GENERATED = [*(ROOT / "creatures" / f"biped_{n}.yaml" for n in ("small", "large", "robot", "beast")),
+             *sorted((ROOT / "creatures" / "biped_crowd").glob("*.yaml"))]
 
 
 def compiled(doc):

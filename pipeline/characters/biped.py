@@ -55,7 +55,8 @@ def _centre(p):
     return [
         ("pelvis", None, None, _capsule(p["pelvis_radius"] * s, 0.625 * p["hip_width"] * s), (-0.025 * s, 0, 0), True),
         ("lower_back", "pelvis", (0, 0, 0.14 * tl), _capsule(0.08 * g * s, 0.13 * tl), (0, 0, 0.085 * tl), False),
-        ("torso", "lower_back", (0, 0, 0.2 * tl), _capsule(0.12 * g * s, 0.24 * tl), (0.03 * g * s, 0, 0.28 * tl), False),
+        ("torso", "lower_back", (0, 0, 0.2 * tl), _capsule(0.12 * g * s, 0.24 * tl), (0.03 * g * s, 0, 0.28 * tl),
+         False),
         ("head", "torso", (0, 0, 0.66 * tl), _capsule(hr, head_len), (0, 0, 0.04 * s + hr + head_len / 2), False),
     ]
 
@@ -82,9 +83,14 @@ def _limbs(p):
     ]
 
 
+def _round(x: float) -> float:
+    return float(f"{x:.9g}")
+
+
 def _volume(shape):
+    """The volume of the shape as the document writes it (rounded)."""
     kind, size = shape
-    return unit_density_properties(kind, size)[0]
+    return unit_density_properties(kind, [_round(c) for c in size])[0]
 
 
 @functools.cache
@@ -93,10 +99,6 @@ def bipv3_density() -> dict:
     p = defaults()
     parts = _centre(p) + _limbs(p)
     return {role: BIPV3_MASS[role] / _volume(shape) for role, _, _, shape, _, _ in parts}
-
-
-def _round(x: float) -> float:
-    return float(f"{x:.9g}")
 
 
 def _body(name, role, parent, at, shape, offset, turned, density, mass_ratio):
