@@ -15,8 +15,9 @@ from pipeline.cli import build_parser
 from pipeline.cli import main as corpus
 from pipeline.physics.model import BALL, FREE, REVOLUTE, UNIVERSAL
 
+from benchmarks.biped_characters import BIPV3_LEG, leg_length, report, walking_scene, walks_twenty_metres
+
 ROOT = Path(__file__).resolve().parents[1]
-BIPV3_LEG = 0.86  # hip to ankle, m
 GENERATED = [*(ROOT / "creatures" / f"biped_{n}.yaml" for n in ("small", "large", "robot", "beast")),
              *sorted((ROOT / "creatures" / "biped_crowd").glob("*.yaml"))]
 
@@ -133,26 +134,6 @@ def test_character_yaml_points_at_the_schema_from_where_it_is_written(tmp_path):
     assert text.startswith("# yaml-language-server: $schema=../schemas/creature.schema.json\n# made here\n")
 
 
-def walking_scene(creature, speed: float, duration: float, **walk) -> dict:
-    """scenes/biped_w1.yaml for another creature file: from standing, walk at `speed`."""
-    return {"scene": "character_walk",
-            "environment": {"environment": "flat", "gravity": 9.8, "ground": {"type": "flat", "z": 0},
-                            "material": {"friction": 0.8, "restitution": 1, "k": 100000, "b": 1000,
-                                         "exp_alpha": 0, "max_depth": 0.05}},
-            "creatures": [{"use": str(creature)}],
-            "controllers": [{"controller": "walk", "kind": "biped_walk", "creature": creature.stem,
-                             "biped_walk": {"mode": "stand", "speed": 0, "step_time": 0.6, "knee_bend": 0, **walk}}],
-            "timeline": [{"at": 0, "do": {"walk": {"speed": speed}}}],
-            "simulation": {"duration": duration, "dt": 0.001, "integrator": "implicit_euler", "h": 0.0005,
-                           "record_every": 10}}
-
-
-def leg_length(sim) -> float:
-    """Hip to ankle, the mean of the two legs (m)."""
-    pose = sim.sensors.body_pose
-    return float(np.mean([np.linalg.norm(pose(f"{s}_upper_leg")[0] - pose(f"{s}_foot")[0]) for s in ("left", "right")]))
-
-
 def test_the_gains_scale_with_the_characters_mass():
     """Coros 5.4: kp x M'/M (M = BipV3's 70.4 kg) and kd = 2 sqrt(kp); BipV3 keeps its table."""
     sims = {name: pipeline.compile(pipeline.load(walking_scene(ROOT / "creatures" / f"{name}.yaml", 1.0, 1.0)))
@@ -202,33 +183,6 @@ def test_a_random_character_walks_a_few_steps():
     sides = [s for _, s, _, _ in walk.strikes]
     assert all(a != b for a, b in zip(sides, sides[1:]))
     assert sim.sensors.com()[0][0] - x0[0] >= 1.2 * speed
-
-
-def walks_twenty_metres(path: Path, speed_factor: float = 1.0) -> dict:
-    """W1 for a character: from standing at 1 m/s x sqrt(leg / BipV3's leg) (Froude scaling;
-    digest §8.2 C1), until its COM has gone 20 m plus 10 s or it falls. Returns what it did."""
-    probe = pipeline.compile(pipeline.load(path))
-    speed = speed_factor * math.sqrt(leg_length(probe) / BIPV3_LEG)
-    duration = math.ceil(10.0 * (20.0 / speed + 4.0)) / 10.0  # whole frames
-    sim = pipeline.compile(pipeline.load(walking_scene(path, speed, duration)))
-    walk = sim.data.user["biped_walk"][path.stem]
-    x0 = sim.sensors.com()[0]
-    trace = []
-    while sim.data.time < duration - 1e-9 and not walk.fell:
-        sim.step(100)
-        trace.append((sim.data.time, *sim.sensors.com()[0][:2]))
-    trace = np.array(trace)
-    last = trace[trace[:, 0] >= trace[-1, 0] - 10.0]
-    return {"speed": speed, "fell": walk.fell, "time": float(sim.data.time),
-            "distance": float(trace[-1, 1] - x0[0]),
-            "mean_speed": float(np.linalg.norm(last[-1, 1:] - last[0, 1:]) / (last[-1, 0] - last[0, 0]))}
-
-
-def report(name: str, run: dict) -> str:
-    line = (f"{name}: V_d {run['speed']:.3f} m/s, {run['distance']:.2f} m in {run['time']:.1f} s, "
-            f"{'fell' if run['fell'] else 'no fall'}, last 10 s {run['mean_speed']:.3f} m/s")
-    print(line)
-    return line
 
 
 @pytest.mark.slow
