@@ -128,6 +128,13 @@ def test_bad_proportions_get_one_message_each_and_exit_1(argv, message, tmp_path
     assert not (tmp_path / "x.yaml").exists()
 
 
+def test_a_bad_name_is_one_message_and_exit_1(tmp_path, capsys):
+    assert corpus(["character", "a/b", "-o", str(tmp_path / "x.yaml")]) == 1
+    assert capsys.readouterr().err == ("error: creature: expected a name made of letters, digits, '_', '-', '.' "
+                                       "(starting with a letter or '_'), got the string 'a/b'\n")
+    assert not (tmp_path / "x.yaml").exists()
+
+
 def test_character_yaml_points_at_the_schema_from_where_it_is_written(tmp_path):
     doc, _ = biped_character("b")
     text = character_yaml(doc, ROOT / "creatures" / "x.yaml", ["made here"])

@@ -59,10 +59,15 @@ def command_line(args) -> str:
 def character_text(args) -> tuple[str, dict, float]:
     """(the YAML `corpus character` writes for these arguments, the document, its mass)."""
     from pipeline.characters import biped_character, character_yaml
+    from pipeline.spec.resolve import validate_document
 
     doc, mass = biped_character(args.name, _pairs(args.set, "--set"), _pairs(args.left, "--left"),
                                 _pairs(args.right, "--right"), args.seed, args.description,
                                 labels=("--set", "--left", "--right"))
+    try:  # what the arguments name (the creature's name) must be valid too
+        validate_document(doc)
+    except CorpusError as err:  # located in no file: the document is the arguments'
+        raise CorpusError([Problem(p.message, path=p.path) for p in err.problems]) from None
     header = [f"A biped character, {mass:.4g} kg and 37 DOF, written by", f"  {command_line(args)}",
               "(pipeline/characters; docs/biped.md, Characters): creatures/biped.yaml's layout with other",
               "proportions, each body's mass its shape's volume times BipV3's density for that body."]
