@@ -6,7 +6,8 @@ walking t in [1, 2.5] s of the bundled scenes.
     .venv/bin/python benchmarks/roach_stroke.py [roach_tripod.yaml roach_sticky.yaml]
 
 With no-slip feet the body advances by what the stance legs actually sweep, so a joint
-that makes only part of its programmed excursion shortens the stride.
+that makes only part of its programmed excursion shortens the stride. A diagnostic of the
+model, not a speed: there is no peer figure to print beside it.
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ changed, everything else as bundled; per seed the figures the D6 test checks.
 The bundled scene uses seed 7. A row meets D6 when the roach ends at least a body length
 (2.9 cm) from where it stood at the gait start (t = 0.25 s) with |roll| and |pitch| < 45°;
 the test also fails a leap (the abdomen 1.8 cm or more above the ground under it).
+A measurement of the thesis's test, not a speed: there is no peer figure to print beside it.
 """
 from __future__ import annotations
 
