@@ -74,4 +74,4 @@ def test_points_are_grouped_by_body():
     # body 3 keeps the order its points were given in: the sphere first, then the corner
     np.testing.assert_array_equal(arrays.point_radius[17:19], [0.002, 0.0])
     assert arrays.group_reach[3] == pytest.approx(np.sqrt(0.001 ** 2 + 0.002 ** 2) + 0.002, abs=2e-9)
-    assert arrays.layout[S.LAYOUT_ATTACH] - arrays.layout[S.LAYOUT_ANCHORS] == 8 * 19
+    assert arrays.layout[S.LAYOUT_ATTACH] - arrays.layout[S.LAYOUT_ANCHORS] == S.ANCHOR_STRIDE * 19

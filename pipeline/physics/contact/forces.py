@@ -20,7 +20,8 @@ from pipeline.physics.contact import state as S
 from pipeline.physics.contact.bodies import corner_collisions, shape_collisions
 from pipeline.physics.contact.laws import (coulomb_scale, exp_spring, normal_force, normal_stiffness,
                                            restitution_scale)
-from pipeline.physics.contact.points import apply_force, point_velocity, world_point
+from pipeline.physics.contact.points import (apply_force, point_velocity, rotate, rotate_back,
+                                             world_point)
 from pipeline.physics.contact.surface import grid_sphere, surface
 
 
@@ -65,8 +66,9 @@ def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
 
 @numba.njit(cache=True)
 def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs, co):
-    """Force (fx, fy, fz) on the contact point at p (world) moving at v: normal push,
-    friction and sticky spring; its anchors start at cs[a] and their updates go to co.
+    """Force (fx, fy, fz) on a contact point moving at v: normal push, friction and sticky
+    spring. Its anchors start at cs[a] and their updates go to co; p (world) is the point
+    they are stretched to (the material point s of `ground_contact`), new ones start at it.
     depth > 0 is the penetration along the surface normal n.
 
     Takes plain arrays and scalars, not ContactArrays: passing a tuple of twenty arrays to
@@ -162,15 +164,48 @@ def body_clear_of_ground(group_body, group_reach, group_radius, sticky0, cs, xpo
 @numba.njit(cache=True)
 def ground_contact(point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos,
                    xrot):
-    """Contact point i of body b against the ground: (active, px, py, pz, depth, nx, ny,
-    nz), p the point touching the surface, n the surface normal. Active: it pushes
-    (depth > 0) or a sticky anchor (state at cs[a]) holds it; an inactive point feels no
-    force and keeps no anchor."""
+    """Contact point i of body b against the ground: (active, px, py, pz, sx, sy, sz,
+    depth, nx, ny, nz), p the point touching the surface, s the material point its anchors
+    hold (`follow_material`; p itself for a corner or a new contact), n the surface
+    normal. Active: it pushes (depth > 0) or a sticky anchor (state at cs[a]) holds it; an
+    inactive point feels no force and keeps no anchor."""
     rad = point_radius[i]
     cx, cy, cz = world_point(b, point_pos[i], xpos, xrot)
     depth, nx, ny, nz = _ground_depth(grid_h, grid_geom, cs[S.GROUND_Z], cx, cy, cz, rad)
     active = depth > 0.0 or (sticky and cs[a + 3] != 0.0)
-    return active, cx - rad * nx, cy - rad * ny, cz - rad * nz, depth, nx, ny, nz
+    px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
+    sx, sy, sz = px, py, pz
+    if rad > 0.0 and (cs[a + 3] != 0.0 or cs[a + 7] != 0.0):
+        m = a + S.MATERIAL
+        rx, ry, rz = rotate(xrot[b], cs[m], cs[m + 1], cs[m + 2])
+        sx, sy, sz = xpos[b, 0] + rx, xpos[b, 1] + ry, xpos[b, 2] + rz
+    return active, px, py, pz, sx, sy, sz, depth, nx, ny, nz
+
+
+@numba.njit(cache=True)
+def follow_material(co, a, b, px, py, pz, sx, sy, sz, xpos, xrot):
+    """Hand a round point's anchors on to the material touching at p now.
+
+    A sphere's touching point p moves with its centre, not with its material: a ball
+    rolling without slipping moves p along the ground while the material at p stands still.
+    Springs stretched to p would pull a rolling ball back and spin a sliding one up (a lone
+    capsule spinning on the ground gained energy). They are stretched to s, the material
+    point that touched when the step began; for the next step each anchor is shifted by
+    p - s, which keeps its stretch, and the material point becomes the one at p."""
+    dx, dy, dz = px - sx, py - sy, pz - sz
+    if co[a + 3] != 0.0:
+        co[a] += dx
+        co[a + 1] += dy
+        co[a + 2] += dz
+    if co[a + 7] != 0.0:
+        co[a + 4] += dx
+        co[a + 5] += dy
+        co[a + 6] += dz
+    if co[a + 3] == 0.0 and co[a + 7] == 0.0:
+        return  # no anchor left to measure from it: keep the state as a skipped body would
+    m = a + S.MATERIAL
+    co[m], co[m + 1], co[m + 2] = rotate_back(xrot[b], px - xpos[b, 0], py - xpos[b, 1],
+                                              pz - xpos[b, 2])
 
 
 @numba.njit(cache=True)
@@ -193,15 +228,17 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
         sticky = cs[sticky0 + b] != 0.0
         for i in range(group_start[g], group_start[g + 1]):
             a = a0 + S.ANCHOR_STRIDE * i
-            active, px, py, pz, depth, nx, ny, nz = ground_contact(
+            active, px, py, pz, sx, sy, sz, depth, nx, ny, nz = ground_contact(
                 point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos, xrot)
             if not active:
                 co[a + 3] = 0.0
                 co[a + 7] = 0.0
                 continue
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
-            fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
+            fx, fy, fz = ground_point_force(a, sticky, sx, sy, sz, depth, nx, ny, nz,
                                             vx, vy, vz, cs, co)
+            if point_radius[i] > 0.0:
+                follow_material(co, a, b, px, py, pz, sx, sy, sz, xpos, xrot)
             if fx != 0.0 or fy != 0.0 or fz != 0.0:
                 apply_force(fext, b, xpos, px, py, pz, fx, fy, fz)
 

@@ -47,14 +47,15 @@ def ground_point_derivatives(contact, cs, xpos, xrot, vbody, body, point, dfdp, 
         sticky = cs[sticky0 + b] != 0.0
         for i in range(group_start[g], group_start[g + 1]):
             a = a0 + S.ANCHOR_STRIDE * i
-            active, px, py, pz, depth, nx, ny, nz = ground_contact(
+            active, px, py, pz, sx, sy, sz, depth, nx, ny, nz = ground_contact(
                 point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos, xrot)
             if not active:
                 continue
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
             body[n] = b
             point[n, 0], point[n, 1], point[n, 2] = px, py, pz
-            ground_point_jacobian(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs,
+            # the anchors stretch to the material point s, which moves with the material at p
+            ground_point_jacobian(a, sticky, sx, sy, sz, depth, nx, ny, nz, vx, vy, vz, cs,
                                   dfdp, dfdv, n)
             dissipative_part(dfdp[n], nx, ny, nz)
             dissipative_part(dfdv[n], nx, ny, nz)

@@ -6,7 +6,12 @@ material constants, per-body sticky flags) lives here next to the non-integrated
 immutable and the integrator's backup of `cstate` covers all of it:
 
     [ PARAMS (N_PARAMS) | sticky flag per body (nb) | per contact point: sticky anchor
-      (x, y, z, set) then friction anchor (x, y, z, set) (8 each) | broken flag per attach ]
+      (x, y, z, set), friction anchor (x, y, z, set), material point (x, y, z) (11 each) |
+      broken flag per attach ]
+
+The material point is where the anchors' springs are stretched to on a round point (a
+sphere or capsule end): the body-frame position of the material that touched the ground
+when the step began (forces.py, `_ground`). Corners use the corner itself.
 
 The offsets of the blocks are in `ContactArrays.layout` (see `LAYOUT_*`).
 """
@@ -18,7 +23,8 @@ N_PARAMS = 26
 
 # ContactArrays.layout entries: start of each block in cstate, and its count
 LAYOUT_STICKY, LAYOUT_ANCHORS, LAYOUT_ATTACH, LAYOUT_SIZE = range(4)
-ANCHOR_STRIDE = 8  # sticky (x, y, z, set) + friction-2 (x, y, z, set)
+ANCHOR_STRIDE = 11  # sticky (x, y, z, set) + friction-2 (x, y, z, set) + material point (x, y, z)
+MATERIAL = 8  # offset of the material point in a contact point's block
 
 # YAML field (dotted inside `material:` / `collision:`) -> (parameter slot, corpus command)
 MATERIAL_FIELDS = {
