@@ -46,7 +46,7 @@ from pipeline.physics.aba import articulated_passes, bias_accelerations, body_bi
 from pipeline.physics.contact.linearize import ground_point_derivatives
 from pipeline.physics.contact.points import point_velocity
 from pipeline.physics.derivative import evaluate, prescribed_accelerations
-from pipeline.physics.kinematics import qdot
+from pipeline.physics.kinematics import qdot, turn_free_velocities
 
 
 @numba.njit(cache=True)
@@ -227,6 +227,7 @@ def implicit_euler_step(st, lv, wk, t, h, y, cstate, ynew):
     for i in range(nv):
         ynew[nq + i] = qd[i] + h * kv[i]
         ynew[nq + nv + i] = y[nq + nv + i] + h * rate[i]
+    turn_free_velocities(tree, qd, h, ynew[nq:nq + nv])
     qdot_new = wk.k[1]
     qdot(tree, q, ynew[nq:nq + nv], qdot_new)
     for i in range(nq):

@@ -22,7 +22,7 @@ import numba
 import numpy as np
 
 from pipeline.physics.derivative import evaluate
-from pipeline.physics.kinematics import qdot
+from pipeline.physics.kinematics import qdot, turn_free_velocities
 from pipeline.physics.model import BALL, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
 
 SYMPLECTIC_EULER, MCKENNA_EULER, MCKENNA_EULER_LITERAL, RK4, RKF45, IMPLICIT_EULER = range(6)
@@ -119,7 +119,8 @@ def euler_step(st, lv, wk, t, h, y, cstate, ynew, literal):
 
 @numba.njit(cache=True)
 def symplectic_euler_step(st, lv, wk, t, h, y, cstate, ynew):
-    """Semi-implicit Euler: qd += h qdd, then q += h qdot(q, qd_new)."""
+    """Semi-implicit Euler: qd += h qdd (free joints' linear velocities turned exactly,
+    `turn_free_velocities`), then q += h qdot(q, qd_new)."""
     nq = st.nq
     nv = lv.ctrl.shape[0]
     n = y.shape[0]
@@ -127,6 +128,7 @@ def symplectic_euler_step(st, lv, wk, t, h, y, cstate, ynew):
     evaluate(st, lv, wk, t, t + 0.5 * h, y, cstate, wk.cs_cand, k0)
     for i in range(nq, n):
         ynew[i] = y[i] + h * k0[i]
+    turn_free_velocities(st.tree, y[nq:nq + nv], h, ynew[nq:nq + nv])
     qdot_new = wk.k[1]
     qdot(st.tree, y[:nq], ynew[nq:nq + nv], qdot_new)
     for i in range(nq):

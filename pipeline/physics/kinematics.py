@@ -12,6 +12,7 @@ Joint layouts (q / qd per joint; conventions of docs/architecture.md, Pinocchio'
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numba
@@ -241,6 +242,46 @@ def qdot(tree, q, qd, out):
             out[qa + 2] = s * (qx * qz - qw * qy) * vx + s * (qy * qz + qw * qx) * vy \
                 + (1.0 - s * (qx * qx + qy * qy)) * vz
             _quat_rate(q, qa + 3, qd[va + 3], qd[va + 4], qd[va + 5], out)
+
+
+@numba.njit(cache=True)
+def turn_free_velocities(tree, qd, h, qd_new):
+    """After an Euler step qd_new = qd + h qdd, turn each free joint's linear velocity by
+    the step's rotation exactly instead of along its tangent.
+
+    A free joint's linear velocity is its body origin's in body axes, so with no force it
+    still turns as the axes do, v' = -w x v + R^T a (a: the origin's acceleration in the
+    world), and every articulated acceleration carries that velocity product. The step's
+    tangent v - h w x v lengthens v by sqrt(1 + (w h)^2) a step: a body that spins while it
+    moves gains kinetic energy like e^(w^2 h t), 4 %/s for a ball spinning at 20 rad/s at
+    h = 0.1 ms. Here v is turned back by the rotation the position update gives the body's
+    axes (the new w, through an angle of 2 atan(h |w| / 2): the normalised quaternion
+    q (1, h w / 2)), so with no force the world velocity stays exactly; the difference from
+    the tangent is O(h^2), so the step stays first order."""
+    for b in range(tree.parent.shape[0]):
+        if tree.jtype[b] != FREE:
+            continue
+        va = tree.vadr[b]
+        vx, vy, vz = qd[va], qd[va + 1], qd[va + 2]
+        ox, oy, oz = qd[va + 3], qd[va + 4], qd[va + 5]
+        # put back the tangent's -h w x v ...
+        dx = h * (oy * vz - oz * vy)
+        dy = h * (oz * vx - ox * vz)
+        dz = h * (ox * vy - oy * vx)
+        wx, wy, wz = qd_new[va + 3], qd_new[va + 4], qd_new[va + 5]
+        wn = math.sqrt(wx * wx + wy * wy + wz * wz)
+        if wn > 0.0:
+            # ... and turn v by -th about k: v cos th - (k x v) sin th + k (k.v)(1 - cos th)
+            th = 2.0 * math.atan(0.5 * h * wn)
+            kx, ky, kz = wx / wn, wy / wn, wz / wn
+            kv = kx * vx + ky * vy + kz * vz
+            c1, s = math.cos(th) - 1.0, math.sin(th)
+            dx += vx * c1 - (ky * vz - kz * vy) * s - kx * kv * c1
+            dy += vy * c1 - (kz * vx - kx * vz) * s - ky * kv * c1
+            dz += vz * c1 - (kx * vy - ky * vx) * s - kz * kv * c1
+        qd_new[va] += dx
+        qd_new[va + 1] += dy
+        qd_new[va + 2] += dz
 
 
 @numba.njit(cache=True, inline="always")
