@@ -28,6 +28,8 @@ import numpy as np
 
 FACTOR = 100.0
 MIN_LENGTH = 0.01  # m: a millimetre creature at the origin still gets a centimetre's room
+ENERGY_FACTOR = 4.0
+MIN_GRAVITY = 1.0  # m/s^2: the energy margin's scale in a weightless scene
 
 # what a state component is, which says its bound
 POSITION, VELOCITY, ANGLE, ANGULAR_VELOCITY, UNBOUNDED = range(5)
@@ -71,3 +73,16 @@ class RunawayBounds:
         unit = f" {unit}" if unit else ""
         return (f"{value:.3g}{unit}, beyond {self.limits(t)[i]:.3g}{unit}, {FACTOR:g} times what this "
                 "scene's size, speeds and duration allow")
+
+
+def energy_margin(mass: float, gravity: float, length: float, *, prescribed: bool) -> float:
+    """The energy (J) a run may gain that nothing in the scene gave it (the energy check
+    above): ENERGY_FACTOR times lifting the scene's whole mass by its size; infinite (no
+    check) when a prescribed joint moves the scene, whose work nothing bounds."""
+    if prescribed:
+        return math.inf
+    return ENERGY_FACTOR * mass * max(gravity, MIN_GRAVITY) * max(length, MIN_LENGTH)
+
+
+def describe_margin() -> str:
+    return f"{ENERGY_FACTOR:g} times lifting the scene's mass by its size"

@@ -156,15 +156,23 @@ def normalize_quaternions(model, q):
     return out
 
 
+def body_kinetic_energies(model, q, qd) -> np.ndarray:
+    """Kinetic energy (J) of every body (nb,) in the state (q, qd)."""
+    return _kinetic(model.tree, forward_kinematics(model, q, qd)[2])
+
+
+def _kinetic(tree, v) -> np.ndarray:
+    omega, v_origin = v[:, :3], v[:, 3:]  # body axes
+    v_com = v_origin + np.cross(omega, tree.com)
+    return 0.5 * (tree.mass * np.einsum("bi,bi->b", v_com, v_com)
+                  + np.einsum("bi,bij,bj->b", omega, tree.inertia, omega))
+
+
 def mechanical_energy(model, q, qd) -> float:
     """Kinetic plus gravitational potential energy (J) of the state (q, qd), with the
     model's gravity and the potential's zero at z = 0."""
     xpos, xrot, v = forward_kinematics(model, q, qd)
     tree = model.tree
-    omega, v_origin = v[:, :3], v[:, 3:]  # body axes
-    v_com = v_origin + np.cross(omega, tree.com)
-    kinetic = 0.5 * (tree.mass @ np.einsum("bi,bi->b", v_com, v_com)
-                     + np.einsum("bi,bij,bj->", omega, tree.inertia, omega))
     com_world = xpos + np.einsum("bij,bj->bi", xrot, tree.com)
     potential = -float(tree.mass @ (com_world @ np.asarray(model.gravity, float)))
-    return float(kinetic + potential)
+    return float(_kinetic(tree, v).sum() + potential)

@@ -9,15 +9,22 @@ in parallel.
 """
 from __future__ import annotations
 
+import math
+
 import numba
 from numba.experimental import structref
 
-from pipeline.nrt import njit_no_refcounts
+from pipeline.nrt import copy_into, njit_no_refcounts
 from pipeline.physics.derivative import Live
+from pipeline.physics.energy import input_work, mechanical_energy, push_power
 from pipeline.physics.step import OK, advance
 from pipeline.physics.structs import Struct
 
 RUNAWAY = 4  # a status beyond step.py's: fail = [time, component of y beyond its bound]
+GAINED = 5  # and another: fail = [time, energy gained] (pipeline/physics/energy.py)
+# balance (a run's, in Data): energy gained that no input gave, and the energy the balance
+# moved (input work and dissipation, in absolute value; what its trapezoids' errors scale with)
+GAIN, FLOW = range(2)
 
 
 @numba.njit(cache=True)
@@ -30,13 +37,23 @@ def first_beyond(y, limits):
 
 @njit_no_refcounts
 def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max, y,
-                   cstate, counters, hstate, fail, events, ev_log, ev_count, limits, done):
+                   cstate, counters, hstate, fail, events, ev_log, ev_count, limits, balance,
+                   gain_limit, done):
     """Advance frames frame0 .. frame0 + nframes - 1 (frame f covers [f dt, (f + 1) dt],
     as Simulation._integrate does). done[0] counts the frames completed; on a STOP event
     (EVENT) or a failure the frame that ended it counts as completed, fail is set as by
-    `advance`, and RUNAWAY reports fail = [time, component] of the first bound crossed."""
+    `advance`, and RUNAWAY reports fail = [time, component] of the first bound crossed.
+    Unless gain_limit is infinite, every frame adds to balance[GAIN] the energy it gained
+    that nothing gave it (pipeline/physics/energy.py) and GAINED reports fail = [time,
+    gain] when that passes gain_limit."""
     done[0] = 0
     t = frame0 * dt
+    weigh = gain_limit < math.inf
+    e0 = d0 = p0 = 0.0
+    if weigh:
+        e0, d0 = mechanical_energy(st.tree, lv.gravity, lv.forces, st.dof_qpos, st.nq, y, wk.dyn)
+        p0 = push_power(lv.pushes, t, t + dt, wk.dyn)
+        copy_into(y, wk.y_frame)
     for f in range(nframes):
         t1 = (frame0 + f + 1) * dt
         status = advance(st, lv, wk, method, t, t1, h, atol, rtol, h_min, h_max, y, cstate,
@@ -49,6 +66,22 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
             fail[0] = t1
             fail[1] = bad
             return RUNAWAY
+        if weigh:
+            e1, d1 = mechanical_energy(st.tree, lv.gravity, lv.forces, st.dof_qpos, st.nq, y,
+                                       wk.dyn)
+            p1 = push_power(lv.pushes, t, t1, wk.dyn)
+            w_in = input_work(lv.forces, lv.ctrl, st.dof_qpos, st.nq, wk.y_frame, y, dt)
+            w_push = 0.5 * (p0 + p1) * dt
+            dissipated = 0.5 * (d0 + d1) * dt
+            balance[GAIN] += e1 - e0 - w_in - w_push + dissipated
+            balance[FLOW] += abs(w_in) + abs(w_push) + dissipated
+            if balance[GAIN] > gain_limit:
+                fail[0] = t1
+                fail[1] = balance[GAIN]
+                return GAINED
+            e0, d0 = e1, d1
+            p0 = push_power(lv.pushes, t1, t1 + dt, wk.dyn)
+            copy_into(y, wk.y_frame)
         t = t1
     return OK
 
@@ -96,10 +129,11 @@ def new_live_ref(forces, gravity, ctrl, motor_active, motor_target, motor_vel, m
 
 @numba.njit(cache=True)  # counts references (pipeline/physics/structs.py)
 def advance_frames_of(tables, live, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
-                      y, cstate, counters, hstate, fail, ev_log, ev_count, limits, done):
+                      y, cstate, counters, hstate, fail, ev_log, ev_count, limits, balance,
+                      gain_limit, done):
     """`advance_frames` with a Simulation's StepTables and LiveRef."""
     lv = Live(live.forces, live.gravity, live.ctrl, live.motor_active, live.motor_target,
               live.motor_vel, live.motor_end, live.pushes, live.qdd_prescribed)
     return advance_frames(tables.statics, lv, tables.work, method, dt, frame0, nframes, h, atol,
                           rtol, h_min, h_max, y, cstate, counters, hstate, fail, tables.events,
-                          ev_log, ev_count, limits, done)
+                          ev_log, ev_count, limits, balance, gain_limit, done)

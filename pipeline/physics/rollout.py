@@ -5,7 +5,7 @@ committed step writes the motor columns), and integrates its own rows of Y and C
 works through the runs t, t + nt, ... with the scratch wks[t]. So N states of one model
 (every model[i] = 0) and N models of one shape (the same array layout, model[i] = i) are the
 same call. The frames are those of `advance_frames` (pipeline/physics/frames.py): no Python
-at any frame start, the runaway check of every frame in the kernel. y is recorded every
+at any frame start, the runaway checks of every frame in the kernel. y is recorded every
 `every` frames (the start included) into traj[i, k]; a run that fails or stops repeats
 its last state in the records after it.
 """
@@ -21,7 +21,7 @@ from pipeline.physics.step import OK
 @numba.njit(parallel=True, cache=True)
 def rollout(sts, model, lvs, wks, method, dt, frame0, nframes, every, h, atol, rtol, h_min,
             h_max, Y, CS, counters, hstate, fail, status, done, events, ev_log, ev_count,
-            limits, traj):
+            limits, balance, gain_limits, traj):
     """Advance every run nframes frames from frame0; status[i] and done[i] as
     advance_frames' for run i (its frames completed), fail[i] its failure."""
     n = Y.shape[0]
@@ -41,7 +41,8 @@ def rollout(sts, model, lvs, wks, method, dt, frame0, nframes, every, h, atol, r
                 m = min(every, nframes - done[i])
                 s = advance_frames(st, lv, wk, method, dt, frame0 + done[i], m, h, atol, rtol,
                                    h_min, h_max, Y[i], CS[i], counters[i], hstate[i], fail[i],
-                                   events, ev_log[i], ev_count[i], limits, part)
+                                   events, ev_log[i], ev_count[i], limits, balance[i],
+                                   gain_limits[i], part)
                 done[i] += part[0]
                 if s != OK:  # the records after it repeat the state it ended in
                     status[i] = s

@@ -15,13 +15,14 @@ import numpy as np
 
 from pipeline.compiler.build import as_scene, compile_model, force_scale
 from pipeline.errors import CorpusError, Problem, SimulationError
+from pipeline.physics import body_kinetic_energies
 from pipeline.physics.derivative import Live, Statics, evaluate, make_work
 from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
 from pipeline.control.python_ctrl import HOLD
-from pipeline.physics.frames import RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
+from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
 from pipeline.physics.step import EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses
 from pipeline import runaway as R
 from pipeline.physics import events as E
@@ -132,6 +133,7 @@ class Simulation:
         self.sensors = Sensors(self)
         self.reset()
         self._runaway = self._runaway_bounds()
+        self._gain_limit = self._energy_margin()
 
     # -- state --------------------------------------------------------------------------
     def reset(self) -> None:
@@ -155,6 +157,13 @@ class Simulation:
                                gravity=float(np.linalg.norm(m.gravity)), duration=self.settings.duration,
                                speed0=float(y[kinds == R.VELOCITY].max(initial=0.0)),
                                angular_speed0=float(y[kinds == R.ANGULAR_VELOCITY].max(initial=0.0)))
+
+    def _energy_margin(self) -> float:
+        """The energy a run may gain that nothing in the scene gave it (pipeline/runaway.py);
+        infinite when the scene's input cannot be weighed."""
+        tree = self.model.tree
+        return R.energy_margin(float(tree.mass.sum()), self._runaway.gravity, self._runaway.length,
+                               prescribed=bool(tree.prescribed.any()))
 
     def fork(self) -> "Simulation":
         """A second simulation of the same Model from a copy of this one's Data: both go on
@@ -404,7 +413,8 @@ class Simulation:
             status = advance_frames_of(self._tables, self._live_ref(), self.method, self.dt, d.frame,
                                        frames, self.h, float(s.atol), float(s.rtol),
                                        float(s.h_min), self.h_max, d.y, d.cstate, d.counters,
-                                       d.h_next, fail, d.event_log, d.event_count, limits, done)
+                                       d.h_next, fail, d.event_log, d.event_count, limits,
+                                       d.balance, self._gain_limit, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
@@ -429,6 +439,9 @@ class Simulation:
         elif status == RUNAWAY:
             d.time = float(fail[0])
             return self._unstable(self._ran_away(int(fail[1])))
+        elif status == GAINED:
+            d.time = float(fail[0])
+            return self._unstable(self._gained(float(fail[1])))
         elif status != OK:
             return self._unstable(self._failure(status, fail))
         else:
@@ -468,6 +481,17 @@ class Simulation:
         return (f"simulation unstable at t = {d.time:.9g} s: the state ran away in body "
                 f"{self.model.body_names[b]!r}, {joint}: {what} = "
                 f"{self._runaway.describe(i, float(d.y[i]), d.time)}{_ADVICE}")
+
+    def _gained(self, gain: float) -> str:
+        """The energy check failed: name the body with the most kinetic energy."""
+        m = self.model
+        d = self.data
+        b = int(np.argmax(body_kinetic_energies(m, d.q, d.qd)))
+        joint = f"joint {m.joint_names[b]!r} ({JOINT_TYPE_NAMES[m.tree.jtype[b]]})"
+        return (f"simulation unstable at t = {d.time:.9g} s: the state ran away in body "
+                f"{m.body_names[b]!r}, {joint}: the run gained {gain:.3g} J of mechanical energy "
+                f"that nothing in the scene gave it, beyond {self._gain_limit:.3g} J, "
+                f"{R.describe_margin()}{_ADVICE}")
 
     def _overflow(self, t1: float, exc: ArithmeticError) -> str:
         """The step kernel failed on numbers out of range: name the largest component."""

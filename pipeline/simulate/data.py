@@ -31,7 +31,8 @@ class Data(RunState):
     next timeline command; `boundary_frame`: the last frame whose boundary ran. `rng`: the
     run's random generator (seeded by `simulation.seed`). `event_log`/`event_count`: the
     scene's `record` events so far; `stopped_by`: the index of the `stop` event that ended
-    the run, or -1.
+    the run, or -1. `balance`: the run's energy balance (pipeline/physics/energy.py): the
+    energy gained that no input gave, and the energy the inputs and dampers moved.
     """
 
     def __init__(self, model: Model, cstate0: np.ndarray, h0: float, seed: int = 0):
@@ -63,6 +64,7 @@ class Data(RunState):
         self.counters = np.zeros(3, np.int64)
         self.h_next = np.array([h0, 1e-4])  # RKF45: next step, last accepted error
         self.qdd = np.zeros(nv)  # accelerations at the last frame boundary (Simulation.qdd())
+        self.balance = np.zeros(2)  # energy gained that no input gave, energy moved (physics/frames.py)
 
     @property
     def q(self) -> np.ndarray:

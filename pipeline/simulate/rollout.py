@@ -100,6 +100,7 @@ def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None
     hstate = np.stack([sim.data.h_next for sim in sims])
     ev_log = np.stack([sim.data.event_log for sim in sims])
     ev_count = np.stack([sim.data.event_count for sim in sims])
+    balance = np.stack([sim.data.balance for sim in sims])
     fail = np.zeros((n, 2))
     status = np.zeros(n, np.int64)
     done = np.zeros(n, np.int64)
@@ -113,7 +114,8 @@ def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None
     try:
         _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every,
                 first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
-                fail, status, done, first._events, ev_log, ev_count, limits, traj)
+                fail, status, done, first._events, ev_log, ev_count, limits, balance,
+                np.array([sim._gain_limit for sim in sims]), traj)
     finally:
         numba.set_num_threads(before)
     errors = []
@@ -121,6 +123,7 @@ def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None
         d = sim.data
         d.y[:], d.cstate[:], d.counters[:], d.h_next[:] = Y[i], CS[i], counters[i], hstate[i]
         d.event_log[:], d.event_count[:] = ev_log[i], ev_count[i]
+        d.balance[:] = balance[i]
         d.frame = frame0 + int(done[i])
         d.boundary_frame = d.frame - 1
         d.time = d.frame * sim.dt
