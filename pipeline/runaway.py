@@ -29,6 +29,7 @@ import numpy as np
 FACTOR = 100.0
 MIN_LENGTH = 0.01  # m: a millimetre creature at the origin still gets a centimetre's room
 ENERGY_FACTOR = 4.0
+FLOW_SHARE = 0.25
 MIN_GRAVITY = 1.0  # m/s^2: the energy margin's scale in a weightless scene
 
 # what a state component is, which says its bound
@@ -75,14 +76,16 @@ class RunawayBounds:
                 "scene's size, speeds and duration allow")
 
 
-def energy_margin(mass: float, gravity: float, length: float, *, prescribed: bool) -> float:
-    """The energy (J) a run may gain that nothing in the scene gave it (the energy check
-    above): ENERGY_FACTOR times lifting the scene's whole mass by its size; infinite (no
-    check) when a prescribed joint moves the scene, whose work nothing bounds."""
+
+def energy_margin(mass: float, gravity: float, length: float, *, prescribed: bool) -> np.ndarray:
+    """[energy (J), share of the energy moved] a run may gain that nothing in the scene gave
+    it (the energy check above); infinite (no check) when a prescribed joint moves the scene,
+    whose work nothing bounds."""
     if prescribed:
-        return math.inf
-    return ENERGY_FACTOR * mass * max(gravity, MIN_GRAVITY) * max(length, MIN_LENGTH)
+        return np.array([math.inf, 0.0])
+    return np.array([ENERGY_FACTOR * mass * max(gravity, MIN_GRAVITY) * max(length, MIN_LENGTH), FLOW_SHARE])
 
 
-def describe_margin() -> str:
-    return f"{ENERGY_FACTOR:g} times lifting the scene's mass by its size"
+def describe_margin(margin: np.ndarray, flow: float) -> str:
+    return (f"beyond {margin[0] + margin[1] * flow:.3g} J: {ENERGY_FACTOR:g} times lifting the scene's mass "
+            f"by its size ({margin[0]:.3g} J) and {margin[1]:.0%} of the {flow:.3g} J its inputs and dampers moved")

@@ -38,17 +38,17 @@ def first_beyond(y, limits):
 @njit_no_refcounts
 def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max, y,
                    cstate, counters, hstate, fail, events, ev_log, ev_count, limits, balance,
-                   gain_limit, done):
+                   margin, done):
     """Advance frames frame0 .. frame0 + nframes - 1 (frame f covers [f dt, (f + 1) dt],
     as Simulation._integrate does). done[0] counts the frames completed; on a STOP event
     (EVENT) or a failure the frame that ended it counts as completed, fail is set as by
     `advance`, and RUNAWAY reports fail = [time, component] of the first bound crossed.
-    Unless gain_limit is infinite, every frame adds to balance[GAIN] the energy it gained
+    Unless margin[0] is infinite, every frame adds to balance[GAIN] the energy it gained
     that nothing gave it (pipeline/physics/energy.py) and GAINED reports fail = [time,
-    gain] when that passes gain_limit."""
+    gain] when that passes margin[0] + margin[1] balance[FLOW] (pipeline/runaway.py)."""
     done[0] = 0
     t = frame0 * dt
-    weigh = gain_limit < math.inf
+    weigh = margin[0] < math.inf
     e0 = d0 = p0 = 0.0
     if weigh:
         e0, d0 = mechanical_energy(st.tree, lv.gravity, lv.forces, st.dof_qpos, st.nq, y, wk.dyn)
@@ -75,7 +75,7 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
             dissipated = 0.5 * (d0 + d1) * dt
             balance[GAIN] += e1 - e0 - w_in - w_push + dissipated
             balance[FLOW] += abs(w_in) + abs(w_push) + dissipated
-            if balance[GAIN] > gain_limit:
+            if balance[GAIN] > margin[0] + margin[1] * balance[FLOW]:
                 fail[0] = t1
                 fail[1] = balance[GAIN]
                 return GAINED
@@ -130,10 +130,10 @@ def new_live_ref(forces, gravity, ctrl, motor_active, motor_target, motor_vel, m
 @numba.njit(cache=True)  # counts references (pipeline/physics/structs.py)
 def advance_frames_of(tables, live, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
                       y, cstate, counters, hstate, fail, ev_log, ev_count, limits, balance,
-                      gain_limit, done):
+                      margin, done):
     """`advance_frames` with a Simulation's StepTables and LiveRef."""
     lv = Live(live.forces, live.gravity, live.ctrl, live.motor_active, live.motor_target,
               live.motor_vel, live.motor_end, live.pushes, live.qdd_prescribed)
     return advance_frames(tables.statics, lv, tables.work, method, dt, frame0, nframes, h, atol,
                           rtol, h_min, h_max, y, cstate, counters, hstate, fail, tables.events,
-                          ev_log, ev_count, limits, balance, gain_limit, done)
+                          ev_log, ev_count, limits, balance, margin, done)

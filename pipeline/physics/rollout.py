@@ -21,7 +21,7 @@ from pipeline.physics.step import OK
 @numba.njit(parallel=True, cache=True)
 def rollout(sts, model, lvs, wks, method, dt, frame0, nframes, every, h, atol, rtol, h_min,
             h_max, Y, CS, counters, hstate, fail, status, done, events, ev_log, ev_count,
-            limits, balance, gain_limits, traj):
+            limits, balance, margins, traj):
     """Advance every run nframes frames from frame0; status[i] and done[i] as
     advance_frames' for run i (its frames completed), fail[i] its failure."""
     n = Y.shape[0]
@@ -42,7 +42,7 @@ def rollout(sts, model, lvs, wks, method, dt, frame0, nframes, every, h, atol, r
                 s = advance_frames(st, lv, wk, method, dt, frame0 + done[i], m, h, atol, rtol,
                                    h_min, h_max, Y[i], CS[i], counters[i], hstate[i], fail[i],
                                    events, ev_log[i], ev_count[i], limits, balance[i],
-                                   gain_limits[i], part)
+                                   margins[i], part)
                 done[i] += part[0]
                 if s != OK:  # the records after it repeat the state it ended in
                     status[i] = s

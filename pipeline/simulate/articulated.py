@@ -133,7 +133,7 @@ class Simulation:
         self.sensors = Sensors(self)
         self.reset()
         self._runaway = self._runaway_bounds()
-        self._gain_limit = self._energy_margin()
+        self._energy_margin = self._margin()
 
     # -- state --------------------------------------------------------------------------
     def reset(self) -> None:
@@ -158,9 +158,9 @@ class Simulation:
                                speed0=float(y[kinds == R.VELOCITY].max(initial=0.0)),
                                angular_speed0=float(y[kinds == R.ANGULAR_VELOCITY].max(initial=0.0)))
 
-    def _energy_margin(self) -> float:
-        """The energy a run may gain that nothing in the scene gave it (pipeline/runaway.py);
-        infinite when the scene's input cannot be weighed."""
+    def _margin(self) -> np.ndarray:
+        """[energy, share of the energy moved] a run may gain that nothing in the scene gave
+        it (pipeline/runaway.py); infinite when the scene's input cannot be weighed."""
         tree = self.model.tree
         return R.energy_margin(float(tree.mass.sum()), self._runaway.gravity, self._runaway.length,
                                prescribed=bool(tree.prescribed.any()))
@@ -414,7 +414,7 @@ class Simulation:
                                        frames, self.h, float(s.atol), float(s.rtol),
                                        float(s.h_min), self.h_max, d.y, d.cstate, d.counters,
                                        d.h_next, fail, d.event_log, d.event_count, limits,
-                                       d.balance, self._gain_limit, done)
+                                       d.balance, self._energy_margin, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
@@ -490,8 +490,8 @@ class Simulation:
         joint = f"joint {m.joint_names[b]!r} ({JOINT_TYPE_NAMES[m.tree.jtype[b]]})"
         return (f"simulation unstable at t = {d.time:.9g} s: the state ran away in body "
                 f"{m.body_names[b]!r}, {joint}: the run gained {gain:.3g} J of mechanical energy "
-                f"that nothing in the scene gave it, beyond {self._gain_limit:.3g} J, "
-                f"{R.describe_margin()}{_ADVICE}")
+                f"that nothing in the scene gave it, {R.describe_margin(self._energy_margin, d.balance[1])}"
+                f"{_ADVICE}")
 
     def _overflow(self, t1: float, exc: ArithmeticError) -> str:
         """The step kernel failed on numbers out of range: name the largest component."""

@@ -115,7 +115,7 @@ def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None
         _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every,
                 first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
                 fail, status, done, first._events, ev_log, ev_count, limits, balance,
-                np.array([sim._gain_limit for sim in sims]), traj)
+                np.stack([sim._energy_margin for sim in sims]), traj)
     finally:
         numba.set_num_threads(before)
     errors = []
