@@ -8,7 +8,8 @@ converted ground), falling onto and resting on the ground from their initial pos
 Rows: corpus `sim.step(n)` with the scene's controllers removed (zero controls, as MuJoCo's
 ctrl = 0; the frames run in one kernel call, pipeline/physics/frames.py), the scene as
 converted (its Python `motors` controller, which returns HOLD with constant commands), and
-MuJoCo. Each figure is the
+MuJoCo, and the first row again without the energy check (pipeline/runaway.py), whose cost
+is printed. Each figure is the
 best of --repeat runs from the initial state; the load average is printed beside it
 (2 shared cores). Beside the wall time, the CPU time of the stepping thread (both run on
 one thread): on shared cores it changes less with the load than the wall time does.
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 import pipeline  # noqa: E402
@@ -56,8 +58,10 @@ def timed(run, repeat: int) -> tuple[float, float]:
     return wall, cpu
 
 
-def ours(doc: dict, folder: Path, steps: int, repeat: int) -> tuple[float, float]:
+def ours(doc: dict, folder: Path, steps: int, repeat: int, weigh: bool = True) -> tuple[float, float]:
     sim = pipeline.compile(pipeline.load(doc, base_dir=folder))
+    if not weigh:
+        sim._energy_margin = np.array([np.inf, 0.0])  # as a scene whose input cannot be weighed
     sim.step(1)  # kernels loaded
 
     def run():
@@ -91,11 +95,14 @@ def main() -> None:
             bare = dict(doc, controllers=[])
             (a, a_cpu), (b, _) = ours(bare, folder, steps, args.repeat), ours(doc, folder, steps, args.repeat)
             c, c_cpu = theirs(source, steps, args.repeat)
+            unweighed, unweighed_cpu = ours(bare, folder, steps, args.repeat, weigh=False)
             load = os.getloadavg()[0]
             print(f"{name} (dt = h = {dt:g} s, {steps} steps, load {load:.1f}): corpus {a * 1e6:.1f} us/step "
                   f"(as converted, with its motors controller: {b * 1e6:.1f}), "
                   f"mj_step {c * 1e6:.1f} us/step; ratio corpus / MuJoCo {a / c:.2f} ({b / c:.2f} as converted); "
-                  f"CPU time {a_cpu * 1e6:.1f} against {c_cpu * 1e6:.1f} us/step, ratio {a_cpu / c_cpu:.2f}")
+                  f"CPU time {a_cpu * 1e6:.1f} against {c_cpu * 1e6:.1f} us/step, ratio {a_cpu / c_cpu:.2f}; "
+                  f"without the energy check {unweighed * 1e6:.1f} us/step, CPU {unweighed_cpu * 1e6:.1f} "
+                  f"(the check costs {(a_cpu / unweighed_cpu - 1) * 100:+.0f}% CPU)")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,28 @@ its motion can reach:
 T is the scene's duration, or the time reached when a run goes on past it. Quaternions are
 renormalised every step and need no bound. A state beyond its bound is reported like NaN:
 its time, body, joint and value, and nothing is published.
+
+Those bounds let a slower runaway through: gymnasium's ant under symplectic Euler at
+MuJoCo's 10 ms bounces off the ground ever higher (21 m by 3 s) at speeds far inside V. The
+articulated engine also checks energy (pipeline/physics/energy.py): after every frame the
+step loop adds to the run's balance the mechanical energy the frame gained (kinetic,
+gravitational, and the joints' spring, exponential-spring, limit and servo potentials) less
+the work of the scene's inputs (controller torques, biases, motors, pushes) plus what the
+joints' dampers dissipated. Contact only dissipates, so a run's balance, its `gain`, is the
+integrator's error, and it may not exceed
+
+    ENERGY_FACTOR M g L + FLOW_SHARE (the energy the inputs and dampers moved so far)
+
+M the scene's mass, g its gravity (at least MIN_GRAVITY), L as above. The first term is what
+a run's quadratures and the contact energy stored at the start can amount to at rest; the
+second is the error of the frame trapezoids the balance takes the inputs and dissipation
+by, which grows with what they move: the ant's ankles start outside their limits, and the
+balance of their first 50 ms (1.46 kJ of limit damping) is off by +189 J under symplectic
+Euler and -263 J under implicit Euler. The ant's balance reaches 237 J by 0.3 s and 589 J at
+its bounce at t = 2.08 s, past its margin of 64 J + 25% of 1.61 kJ = 467 J; the largest
+gains on the bundled scenes (whole runs): 1.08 kJ on biped_characters (its margin over
+611 kJ), under 1e-3 J everywhere else, most of them negative (docs/simulation.md). A scene with a prescribed joint has no energy check: the work its
+motion does is bounded by nothing. The particle engine has the bounds only.
 """
 from __future__ import annotations
 
