@@ -80,6 +80,7 @@ class Work(NamedTuple):
     cs_old: np.ndarray  # contact state at the step's start
     motor_old: np.ndarray  # (nv,) int64 motor_active at the step's start
     y_frame: np.ndarray  # (n,) y at the frame's start (the energy balance, physics/energy.py)
+    motor_work: np.ndarray  # (2,) the motors' work since the frame's start, and at the step's
     shapes: object  # ShapeScratch of body-body collisions
 
 
@@ -94,7 +95,7 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int, nevent: int 
                 lin_body=z(npoint, np.int64), lin_point=z((npoint, 3)),
                 lin_dfdp=z((npoint, 3, 3)), lin_dfdv=z((npoint, 3, 3)),
                 ev_old=z(nevent), ev_new=z(nevent), y_old=z(n), cs_old=z(ncstate),
-                motor_old=z(nv, np.int64), y_frame=z(n), shapes=make_shape_scratch())
+                motor_old=z(nv, np.int64), y_frame=z(n), motor_work=z(2), shapes=make_shape_scratch())
 
 
 @numba.njit(cache=True)

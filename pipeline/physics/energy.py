@@ -14,18 +14,19 @@ out, and the contact springs' stored energy is left out of E (it is what a body 
 lends the ground and takes back), so `gain` never exceeds the integrator's error by more
 than the contact energy stored at the start. W_in and D are trapezoids over the frame
 (controller torques are constant over a frame, so their work on a scalar joint is exact:
-torque times the joint's travel). E is measured at each kernel call's start, after Python
-ran: what commands and controllers do at frame boundaries (`velocity`, `joint`, a new
-servo target) is outside the balance.
+torque times the joint's travel), except the motors' work, which the step loop adds up step
+by step (step.motor_work: a program may end inside a frame, where a trapezoid over the
+frame misses most of a stiff spring's work). E is measured at each kernel call's start,
+after Python ran: what commands and controllers do at frame boundaries (`velocity`,
+`joint`, a new servo target) is outside the balance.
 """
 from __future__ import annotations
 
 import math
 
 from pipeline.nrt import njit_no_refcounts
-from pipeline.physics.forces import (PUSH_BODY, PUSH_END, PUSH_FX, PUSH_FY, PUSH_FZ, PUSH_NX,
-                                     PUSH_NY, PUSH_NZ, PUSH_PX, PUSH_PY, PUSH_PZ, PUSH_START,
-                                     exp_spring_force)
+from pipeline.physics.forces import (PUSH_BODY, PUSH_END, PUSH_FX, PUSH_NX, PUSH_PX, PUSH_PY,
+                                     PUSH_PZ, PUSH_START)
 from pipeline.physics.kinematics import joint_pass
 
 
@@ -109,8 +110,8 @@ def push_power(pushes, ta, tb, w):
 
 @njit_no_refcounts
 def input_work(forces, ctrl, dof_qpos, nq, y0, y1, dt):
-    """The work (J) of the controller torques and biases and of the motors moving the
-    exponential springs' rests, from state y0 to y1 over a frame of dt."""
+    """The work (J) of the controller torques and biases from state y0 to y1 over a frame of
+    dt. (The motors' is taken step by step: step.motor_work.)"""
     nv = dof_qpos.shape[0]
     work = 0.0
     for j in range(nv):
@@ -118,12 +119,6 @@ def input_work(forces, ctrl, dof_qpos, nq, y0, y1, dt):
         iq = dof_qpos[j]
         if iq < 0:  # a ball or free DOF: no coordinate to take the travel of
             work += torque * 0.5 * (y0[nq + j] + y1[nq + j]) * dt
-            continue
-        work += torque * (y1[iq] - y0[iq])
-        r0, r1 = y0[nq + nv + j], y1[nq + nv + j]
-        if r1 != r0 and forces.exp_alpha[j] != 0.0:
-            # the rest moves against the spring's force on the joint
-            f0 = exp_spring_force(forces.exp_alpha[j], forces.exp_beta[j], y0[iq] - r0)
-            f1 = exp_spring_force(forces.exp_alpha[j], forces.exp_beta[j], y1[iq] - r1)
-            work += 0.5 * (f0 + f1) * (r1 - r0)
+        else:
+            work += torque * (y1[iq] - y0[iq])
     return work

@@ -55,6 +55,7 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
         p0 = push_power(lv.pushes, t, t + dt, wk.dyn)
         copy_into(y, wk.y_frame)
     for f in range(nframes):
+        wk.motor_work[0] = 0.0
         t1 = (frame0 + f + 1) * dt
         status = advance(st, lv, wk, method, t, t1, h, atol, rtol, h_min, h_max, y, cstate,
                          counters, hstate, fail, events, ev_log, ev_count)
@@ -70,7 +71,7 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
             e1, d1 = mechanical_energy(st.tree, lv.gravity, lv.forces, st.dof_qpos, st.nq, y,
                                        wk.dyn)
             p1 = push_power(lv.pushes, t, t1, wk.dyn)
-            w_in = input_work(lv.forces, lv.ctrl, st.dof_qpos, st.nq, wk.y_frame, y, dt)
+            w_in = input_work(lv.forces, lv.ctrl, st.dof_qpos, st.nq, wk.y_frame, y, dt) + wk.motor_work[0]
             w_push = 0.5 * (p0 + p1) * dt
             dissipated = 0.5 * (d0 + d1) * dt
             balance[GAIN] += e1 - e0 - w_in - w_push + dissipated

@@ -26,7 +26,7 @@ from pipeline.physics.integrators import (
     rk4_step, rkf45_attempt, rkf45_first_stage, symplectic_euler_step)
 from pipeline.physics.events import (EV_ACTION, RECORD, bisect, event_values,
                                      first_crossing)
-from pipeline.physics.forces import PUSH_END, PUSH_START
+from pipeline.physics.forces import PUSH_END, PUSH_START, exp_spring_force
 from pipeline.physics.kinematics import joint_pass, normalize_quaternions
 from pipeline.nrt import copy_into
 from pipeline.physics.spatial import rot_to_quat
@@ -62,6 +62,7 @@ def commit(st, lv, wk, t_new, tol, y, cstate):
     """Accept the candidate step in wk.ynew (see module doc)."""
     nq = st.nq
     nv = lv.ctrl.shape[0]
+    wk.motor_work[0] += motor_work(lv, st.dof_qpos, nq, y, wk.ynew, t_new, tol)
     copy_into(wk.ynew, y)
     normalize_quaternions(st.tree, y[:nq])
     copy_into(wk.cs_cand, cstate)
@@ -69,6 +70,28 @@ def commit(st, lv, wk, t_new, tol, y, cstate):
         if lv.motor_active[j] != 0 and lv.motor_end[j] <= t_new + tol:
             y[nq + nv + j] = lv.motor_target[j]
             lv.motor_active[j] = 0
+
+
+@numba.njit(cache=True)
+def motor_work(lv, dof_qpos, nq, y0, y1, t_new, tol):
+    """The work (J) of the motors moving exponential springs' rests over a step from y0 to
+    y1 (a trapezoid in the spring's force; a program ending at t_new snaps to its target):
+    the energy balance's (pipeline/physics/energy.py), taken step by step because a program
+    may end inside a frame."""
+    nv = lv.ctrl.shape[0]
+    forces = lv.forces
+    work = 0.0
+    for j in range(nv):
+        if lv.motor_active[j] == 0 or forces.exp_alpha[j] == 0.0 or dof_qpos[j] < 0:
+            continue
+        iq = dof_qpos[j]
+        r0 = y0[nq + nv + j]
+        r1 = lv.motor_target[j] if lv.motor_end[j] <= t_new + tol else y1[nq + nv + j]
+        # the rest moves against the spring's force on the joint
+        f0 = exp_spring_force(forces.exp_alpha[j], forces.exp_beta[j], y0[iq] - r0)
+        f1 = exp_spring_force(forces.exp_alpha[j], forces.exp_beta[j], y1[iq] - r1)
+        work += 0.5 * (f0 + f1) * (r1 - r0)
+    return work
 
 
 @numba.njit(cache=True)
@@ -96,6 +119,7 @@ def save_step_start(lv, wk, y, cstate):
     copy_into(y, wk.y_old)
     copy_into(cstate, wk.cs_old)
     copy_into(lv.motor_active, wk.motor_old)
+    wk.motor_work[1] = wk.motor_work[0]
 
 
 @numba.njit(cache=True)
@@ -103,6 +127,7 @@ def _restore_step_start(lv, wk, y, cstate):
     copy_into(wk.y_old, y)
     copy_into(wk.cs_old, cstate)
     copy_into(wk.motor_old, lv.motor_active)
+    wk.motor_work[0] = wk.motor_work[1]
 
 
 @numba.njit(cache=True)
