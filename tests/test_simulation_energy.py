@@ -98,8 +98,7 @@ def test_a_bounded_gain_goes_on_and_an_exceeded_one_is_a_located_error():
 def test_a_motor_program_ending_inside_a_frame_is_weighed_step_by_step():
     """A stiff exponential spring's rest driven 0.55 rad in 12.3 ms, ending inside a frame of
     1/240 s: weighed over frames it was a false alarm (0.18 J gained by the frame it ended in,
-    against 0.34 J moved); step by step
-    (h = 1/2400 s) what is left is about 1% of it."""
+    against 0.34 J moved); step by step (h = 1/2400 s) about 1% of what it moved is left."""
     forces = JointForces(damping=0.005, exp_spring=ExpSpring(alpha=1.0, beta=16.0, rest=0.2))
     leg = creature(Body(name="leg", parent=None, placement=Pose(),
                         joint=Joint(type="revolute", axes=((0, 1, 0),), q0=(0.2,), forces=forces),
