@@ -23,8 +23,8 @@ def write_scene(folder: Path, name: str, body: str) -> Path:
     return path
 
 
-def short_sweep(folder: Path, seeds=(0, 1)) -> Path:
-    return write_scene(folder, "drop", "simulation: {duration: 0.1, dt: 1/240, integrator: rk4, h: 1/2400}\n"
+def short_sweep(folder: Path, seeds=(0, 1), h: str = "1/2400") -> Path:
+    return write_scene(folder, "drop", f"simulation: {{duration: 0.1, dt: 1/240, integrator: rk4, h: {h}}}\n"
                                        "outputs: {frames: false, video: false, glb: false, plots: false}\n"
                                        f"sweep: {{parameters: {{simulation.seed: {list(seeds)}}}}}\n")
 
@@ -94,7 +94,9 @@ def test_rerun_skips_finished_jobs_and_force_redoes_them(tmp_path, warm):
 
 
 def test_interrupted_batch_resumes_without_redoing_finished_jobs(tmp_path, warm):
-    scene = str(short_sweep(tmp_path, seeds=(0, 1, 2, 3, 4, 5)))
+    # jobs of a few tenths of a second (RK4 at 1 us), so the interrupt finds some unfinished:
+    # at 1/2400 s all six finished within 40 ms of the first, inside one poll of the loop below
+    scene = str(short_sweep(tmp_path, seeds=(0, 1, 2, 3, 4, 5), h="1e-6"))
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "batch", scene, "--jobs", "1",
                              "--out", str(out), "--quiet"], stderr=subprocess.PIPE, text=True)
