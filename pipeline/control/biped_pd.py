@@ -167,5 +167,14 @@ def clamp_norm(tau, limit):
 
 
 @numba.njit(cache=True)
+def clip_axes(tau, limit):
+    """Each component of tau within +-limit (the released code's limitTorque, per axis)."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = max(-limit, min(limit, tau[i]))
+    return out
+
+
+@numba.njit(cache=True)
 def clip(x, lo, hi):
     return max(lo, min(hi, x))

@@ -14,8 +14,8 @@ import numba
 import numpy as np
 
 from pipeline.control.biped_gait import catmull_rom, ipm_step, two_link_ik
-from pipeline.control.biped_pd import (ball_pd, clamp_norm, clip, cross, dot, exp_rot, heading_of, hinge_angle,
-                                       log_rot, mirror, mm, mtm, mtv, mv, rot_y, rot_z, universal_angles)
+from pipeline.control.biped_pd import (ball_pd, clamp_norm, clip, clip_axes, cross, dot, exp_rot, heading_of,
+                                       hinge_angle, log_rot, mirror, mm, mtm, mtv, mv, rot_y, rot_z, universal_angles)
 from pipeline.control.biped_rig import (FOOT, HEAD, LOWER_ARM, LOWER_BACK, LOWER_LEG, PELVIS, TOES, TORSO,
                                         UPPER_ARM, UPPER_LEG, slot)
 from pipeline.physics.model import BALL, REVOLUTE, UNIVERSAL
@@ -312,7 +312,10 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, t
     R_root = mm(rot_z(st[HEADING]), rot_y(par[LEAN] * LEAN_PELVIS))
     w_err = omega[pel].copy()
     w_err[2] -= st[HEADING_RATE]  # the desired heading turns: track its rate, not rest
-    t_root = clamp_norm(mv(Rp, kp * log_rot(mtm(Rp, R_root))) - kd * w_err, tmax) + extra
+    # limited per axis of the pelvis, as the released code's limitTorque: limited as a vector,
+    # a yaw error (which the stance foot's friction caps anyway, below) took the whole 200 N m
+    # after sideways pushes and left none to keep the pelvis from pitching and rolling
+    t_root = mv(Rp, clip_axes(kp * log_rot(mtm(Rp, R_root)) - kd * mtv(Rp, w_err), tmax)) + extra
     total = max(grf[0], 0.0) + max(grf[1], 0.0)
     if total <= 0.0:
         t_root[:] = 0.0  # no ground force: the pelvis cannot be pushed on
