@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pipeline.control.biped_gait import CatmullRom, StanceMachine, ipm_step, two_link_ik
-from pipeline.control.biped_pd import (ball_pd, cross, exp_rot, heading_of, hinge_angle, log_rot, mirror,
-                                       mm, mtm, mtv, mv, rot_y, rot_z, universal_angles)
+from pipeline.control.biped_pd import (ball_pd, clip_axes, cross, exp_rot, heading_of, hinge_angle, log_rot,
+                                       mirror, mm, mtm, mtv, mv, rot_y, rot_z, universal_angles)
 
 RNG = np.random.default_rng(18)
 
@@ -25,6 +25,13 @@ def test_log_inverts_exp_up_to_pi():
     v = np.array([0.0, 0.0, math.pi])
     assert np.allclose(exp_rot(log_rot(exp_rot(v))), exp_rot(v), atol=1e-9)
     assert np.allclose(log_rot(np.eye(3)), 0.0)
+
+
+def test_a_torque_limit_per_axis_leaves_the_unsaturated_axes_whole():
+    """The root PD's limit (the released code's limitTorque): a saturated yaw does not
+    shrink the pitch and roll parts, as a limit on the vector's length would."""
+    assert np.array_equal(clip_axes(np.array([30.0, -50.0, 900.0]), 200.0), [30.0, -50.0, 200.0])
+    assert np.array_equal(clip_axes(np.array([-250.0, 199.0, -201.0]), 200.0), [-200.0, 199.0, -200.0])
 
 
 def test_ball_pd_is_kp_times_the_rotation_vector_to_the_target():
