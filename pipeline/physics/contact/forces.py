@@ -68,7 +68,7 @@ def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
 def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs, co):
     """Force (fx, fy, fz) on a contact point moving at v: normal push, friction and sticky
     spring. Its anchors start at cs[a] and their updates go to co; p (world) is the point
-    they are stretched to (the material point s of `ground_contact`), new ones start at it.
+    they are stretched to (a round point's `material_point`), new ones start at it.
     depth > 0 is the penetration along the surface normal n.
 
     Takes plain arrays and scalars, not ContactArrays: passing a tuple of twenty arrays to
@@ -164,22 +164,27 @@ def body_clear_of_ground(group_body, group_reach, group_radius, sticky0, cs, xpo
 @numba.njit(cache=True)
 def ground_contact(point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos,
                    xrot):
-    """Contact point i of body b against the ground: (active, px, py, pz, sx, sy, sz,
-    depth, nx, ny, nz), p the point touching the surface, s the material point its anchors
-    hold (`follow_material`; p itself for a corner or a new contact), n the surface
-    normal. Active: it pushes (depth > 0) or a sticky anchor (state at cs[a]) holds it; an
-    inactive point feels no force and keeps no anchor."""
+    """Contact point i of body b against the ground: (active, px, py, pz, depth, nx, ny,
+    nz), p the point touching the surface, n the surface normal. Active: it pushes
+    (depth > 0) or a sticky anchor (state at cs[a]) holds it; an inactive point feels no
+    force and keeps no anchor."""
     rad = point_radius[i]
     cx, cy, cz = world_point(b, point_pos[i], xpos, xrot)
     depth, nx, ny, nz = _ground_depth(grid_h, grid_geom, cs[S.GROUND_Z], cx, cy, cz, rad)
     active = depth > 0.0 or (sticky and cs[a + 3] != 0.0)
-    px, py, pz = cx - rad * nx, cy - rad * ny, cz - rad * nz
-    sx, sy, sz = px, py, pz
-    if rad > 0.0 and (cs[a + 3] != 0.0 or cs[a + 7] != 0.0):
-        m = a + S.MATERIAL
-        rx, ry, rz = rotate(xrot[b], cs[m], cs[m + 1], cs[m + 2])
-        sx, sy, sz = xpos[b, 0] + rx, xpos[b, 1] + ry, xpos[b, 2] + rz
-    return active, px, py, pz, sx, sy, sz, depth, nx, ny, nz
+    return active, cx - rad * nx, cy - rad * ny, cz - rad * nz, depth, nx, ny, nz
+
+
+@numba.njit(cache=True)
+def material_point(cs, a, b, px, py, pz, xpos, xrot):
+    """The point a round contact point's anchors are stretched to (`follow_material`): the
+    material that touched when the step began, or p itself for a new contact. Corners need
+    none: their touching point is their material."""
+    if cs[a + 3] == 0.0 and cs[a + 7] == 0.0:
+        return px, py, pz
+    m = a + S.MATERIAL
+    rx, ry, rz = rotate(xrot[b], cs[m], cs[m + 1], cs[m + 2])
+    return xpos[b, 0] + rx, xpos[b, 1] + ry, xpos[b, 2] + rz
 
 
 @numba.njit(cache=True)
@@ -228,17 +233,21 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
         sticky = cs[sticky0 + b] != 0.0
         for i in range(group_start[g], group_start[g + 1]):
             a = a0 + S.ANCHOR_STRIDE * i
-            active, px, py, pz, sx, sy, sz, depth, nx, ny, nz = ground_contact(
+            active, px, py, pz, depth, nx, ny, nz = ground_contact(
                 point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos, xrot)
             if not active:
                 co[a + 3] = 0.0
                 co[a + 7] = 0.0
                 continue
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
-            fx, fy, fz = ground_point_force(a, sticky, sx, sy, sz, depth, nx, ny, nz,
-                                            vx, vy, vz, cs, co)
             if point_radius[i] > 0.0:
+                sx, sy, sz = material_point(cs, a, b, px, py, pz, xpos, xrot)
+                fx, fy, fz = ground_point_force(a, sticky, sx, sy, sz, depth, nx, ny, nz,
+                                                vx, vy, vz, cs, co)
                 follow_material(co, a, b, px, py, pz, sx, sy, sz, xpos, xrot)
+            else:
+                fx, fy, fz = ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz,
+                                                vx, vy, vz, cs, co)
             if fx != 0.0 or fy != 0.0 or fz != 0.0:
                 apply_force(fext, b, xpos, px, py, pz, fx, fy, fz)
 

@@ -20,7 +20,7 @@ import math
 import numba
 
 from pipeline.physics.contact import state as S
-from pipeline.physics.contact.forces import body_clear_of_ground, ground_contact
+from pipeline.physics.contact.forces import body_clear_of_ground, ground_contact, material_point
 from pipeline.physics.contact.laws import exp_spring, normal_stiffness, restitution_scale
 from pipeline.physics.contact.points import point_velocity
 
@@ -47,14 +47,16 @@ def ground_point_derivatives(contact, cs, xpos, xrot, vbody, body, point, dfdp, 
         sticky = cs[sticky0 + b] != 0.0
         for i in range(group_start[g], group_start[g + 1]):
             a = a0 + S.ANCHOR_STRIDE * i
-            active, px, py, pz, sx, sy, sz, depth, nx, ny, nz = ground_contact(
+            active, px, py, pz, depth, nx, ny, nz = ground_contact(
                 point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos, xrot)
             if not active:
                 continue
             vx, vy, vz = point_velocity(b, px, py, pz, xpos, xrot, vbody)
             body[n] = b
             point[n, 0], point[n, 1], point[n, 2] = px, py, pz
-            # the anchors stretch to the material point s, which moves with the material at p
+            sx, sy, sz = px, py, pz
+            if point_radius[i] > 0.0:  # its anchors stretch to the material, which moves as p's
+                sx, sy, sz = material_point(cs, a, b, px, py, pz, xpos, xrot)
             ground_point_jacobian(a, sticky, sx, sy, sz, depth, nx, ny, nz, vx, vy, vz, cs,
                                   dfdp, dfdv, n)
             dissipative_part(dfdp[n], nx, ny, nz)
