@@ -143,6 +143,16 @@ class Recorder:
         for name, value in (channels or {}).items():
             self._channels.setdefault(name, {})[i] = np.array(value)
 
+    def add_rows(self, time, body_pos, body_quat, q, qd, channels=None) -> None:
+        """`add` for T samples at once (arrays with a first axis of T) that share `channels`."""
+        i = len(self._time)
+        self._time.extend(np.asarray(time, dtype=np.float64).tolist())
+        for rows, block in ((self._pos, body_pos), (self._quat, body_quat), (self._q, q), (self._qd, qd)):
+            rows.extend(np.array(block, dtype=np.float64))
+        for name, value in (channels or {}).items():
+            value = np.array(value)
+            self._channels.setdefault(name, {}).update(dict.fromkeys(range(i, len(self._time)), value))
+
     def finish(self) -> Recording:
         n = len(self._time)
         nb = len(self.body_names)

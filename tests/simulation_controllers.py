@@ -16,3 +16,11 @@ def broken(sim, t, params):
 
 
 not_callable = 3
+
+
+def stamp_and_hold(sim, t, params):
+    """Publishes the time it last ran as a channel, then waits for the next command (HOLD)."""
+    from pipeline.control.python_ctrl import HOLD
+
+    sim.data.channels["stamp"] = t
+    return HOLD

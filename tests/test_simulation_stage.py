@@ -231,3 +231,35 @@ def test_mechanical_energy_of_both_engines_at_rest():
         moving = getattr(getattr(sim.model, "arrays", None), "integrated", 1.0)  # fixed masses
         # the box's frame is its centre of mass; a particle is its own
         assert got == pytest.approx(float((sim.model.body_mass * moving) @ z) * G, rel=1e-12)
+
+
+def _recorded(monkeypatch, stretches: bool):
+    """box_drop with commands between frames, a controller that holds and a stop event, run
+    in stretches of frames that the step loop records itself, or a kernel call per frame."""
+    from pipeline.simulate import articulated
+
+    if not stretches:  # one frame per call: every record taken in Python
+        monkeypatch.setattr(articulated, "_PROGRESS_STEPS", 10 ** 9)
+    sim = simulation_for(BOX, {
+        "simulation.record_every": 3,
+        "timeline": [{"at": 0.0123, "do": {"velocity": {"body": "box", "linear": [0.3, 0, 0.5]}}},
+                     {"at": 0.2, "do": {"push": {"body": "box", "force": [0, 4, 0], "duration": 0.05}}}],
+        "controllers": [{"python": "simulation_controllers:stamp_and_hold"}],
+        "events": [{"name": "landed", "when": {"body": "box", "below": 0.15}}]})
+    sim.reset()
+    return sim, sim.run(progress=False)
+
+
+def test_stretches_record_what_frame_by_frame_runs_record(monkeypatch):
+    sim, rec = _recorded(monkeypatch, stretches=True)
+    monkeypatch.undo()
+    _, by_frame = _recorded(monkeypatch, stretches=False)
+    assert sim.events and sim.events[-1][1] == "landed"  # it ends on the stop event
+    assert len(rec) == len(by_frame) > 20
+    for key, value in by_frame.arrays().items():
+        np.testing.assert_array_equal(rec.arrays()[key], value, err_msg=key)
+    frames = np.round(rec.time[:-1] / sim.dt).astype(int)
+    assert np.array_equal(frames, np.arange(len(rec) - 1) * 3)  # every 3rd frame, then the stop
+    assert rec.time[-1] == sim.data.time
+    # the controller ran at the start and after each command only
+    assert sorted(set(rec.channels["stamp"])) == [0.0, 3 * sim.dt, 48 * sim.dt]

@@ -3,9 +3,9 @@
 A frame boundary needs Python only for controllers and due timeline commands; between them
 `advance_frames` covers frame after frame in the kernel, with the runaway check of
 pipeline/runaway.py after each (every component of y within its bound `limits`, NaN
-failing too), so a scene without controllers pays no interpreter time per frame and no
-re-unboxing of its arrays. `rollout` (pipeline/physics/rollout.py) runs it for many states
-in parallel.
+failing too), and records the frames a run records into a trace, so a scene without
+controllers pays no interpreter time per frame and no re-unboxing of its arrays.
+`rollout` (pipeline/physics/rollout.py) runs it for many states in parallel.
 """
 from __future__ import annotations
 
@@ -38,15 +38,19 @@ def first_beyond(y, limits):
 @njit_no_refcounts
 def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max, y,
                    cstate, counters, hstate, fail, events, ev_log, ev_count, limits, balance,
-                   margin, done):
+                   margin, every, phase, trace, done):
     """Advance frames frame0 .. frame0 + nframes - 1 (frame f covers [f dt, (f + 1) dt],
     as Simulation._integrate does). done[0] counts the frames completed; on a STOP event
     (EVENT) or a failure the frame that ended it counts as completed, fail is set as by
     `advance`, and RUNAWAY reports fail = [time, component] of the first bound crossed.
     Unless margin[0] is infinite, every frame adds to balance[GAIN] the energy it gained
     that nothing gave it (pipeline/physics/energy.py) and GAINED reports fail = [time,
-    gain] when that passes margin[0] + margin[1] balance[FLOW] (pipeline/runaway.py)."""
+    gain] when that passes margin[0] + margin[1] balance[FLOW] (pipeline/runaway.py).
+    The state after frame g = frame0 + f + 1, its first trace.shape[1] components, goes into
+    the next row of trace when g % every == phase (every > 0), while rows are left; done[1]
+    counts the rows written (the caller sizes trace to the records it wants)."""
     done[0] = 0
+    done[1] = 0
     t = frame0 * dt
     weigh = margin[0] < math.inf
     e0 = d0 = p0 = 0.0
@@ -83,6 +87,10 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
             e0, d0 = e1, d1
             p0 = push_power(lv.pushes, t1, t1 + dt, wk.dyn)
             copy_into(y, wk.y_frame)
+        if every > 0 and (frame0 + f + 1) % every == phase and done[1] < trace.shape[0]:
+            for i in range(trace.shape[1]):
+                trace[done[1], i] = y[i]
+            done[1] += 1
         t = t1
     return OK
 
@@ -131,10 +139,10 @@ def new_live_ref(forces, gravity, ctrl, motor_active, motor_target, motor_vel, m
 @numba.njit(cache=True)  # counts references (pipeline/physics/structs.py)
 def advance_frames_of(tables, live, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
                       y, cstate, counters, hstate, fail, ev_log, ev_count, limits, balance,
-                      margin, done):
+                      margin, every, phase, trace, done):
     """`advance_frames` with a Simulation's StepTables and LiveRef."""
     lv = Live(live.forces, live.gravity, live.ctrl, live.motor_active, live.motor_target,
               live.motor_vel, live.motor_end, live.pushes, live.qdd_prescribed)
     return advance_frames(tables.statics, lv, tables.work, method, dt, frame0, nframes, h, atol,
                           rtol, h_min, h_max, y, cstate, counters, hstate, fail, tables.events,
-                          ev_log, ev_count, limits, balance, margin, done)
+                          ev_log, ev_count, limits, balance, margin, every, phase, trace, done)

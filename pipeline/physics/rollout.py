@@ -6,8 +6,8 @@ works through the runs t, t + nt, ... with the scratch wks[t]. So N states of on
 (every model[i] = 0) and N models of one shape (the same array layout, model[i] = i) are the
 same call. The frames are those of `advance_frames` (pipeline/physics/frames.py): no Python
 at any frame start, the runaway checks of every frame in the kernel. y is recorded every
-`every` frames (the start included) into traj[i, k]; a run that fails or stops repeats
-its last state in the records after it.
+`every` frames (the start included) into traj[i, k], by advance_frames' trace; a run that
+fails or stops repeats its last state in the records after it.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import numba
 import numpy as np
 
 from pipeline.physics.frames import advance_frames
-from pipeline.physics.step import OK
 
 
 @numba.njit(parallel=True, cache=True)
@@ -29,25 +28,14 @@ def rollout(sts, model, lvs, wks, method, dt, frame0, nframes, every, h, atol, r
     for tp in numba.prange(nt):
         t = np.int64(tp)  # prange counts in uint64; typed lists index with int64
         wk = wks[t]
-        part = done[:1].copy()
+        part = np.zeros(2, np.int64)
         for i in range(t, n, nt):
-            st = sts[model[i]]
-            lv = lvs[i]
             traj[i, 0, :] = Y[i]
-            status[i] = OK
-            done[i] = 0
-            k = 0
-            while done[i] < nframes:
-                m = min(every, nframes - done[i])
-                s = advance_frames(st, lv, wk, method, dt, frame0 + done[i], m, h, atol, rtol,
-                                   h_min, h_max, Y[i], CS[i], counters[i], hstate[i], fail[i],
-                                   events, ev_log[i], ev_count[i], limits, balance[i],
-                                   margins[i], part)
-                done[i] += part[0]
-                if s != OK:  # the records after it repeat the state it ended in
-                    status[i] = s
-                    for j in range(k + 1, traj.shape[1]):
-                        traj[i, j, :] = Y[i]
-                    break
-                k += 1
-                traj[i, k, :] = Y[i]
+            status[i] = advance_frames(sts[model[i]], lvs[i], wk, method, dt, frame0, nframes, h,
+                                       atol, rtol, h_min, h_max, Y[i], CS[i], counters[i],
+                                       hstate[i], fail[i], events, ev_log[i], ev_count[i], limits,
+                                       balance[i], margins[i], every, frame0 % every,
+                                       traj[i, 1:], part)
+            done[i] = part[0]
+            for j in range(part[1] + 1, traj.shape[1]):  # a failed or stopped run's: its last state
+                traj[i, j, :] = Y[i]

@@ -294,3 +294,10 @@ def body_poses(tree, q, w, pos, quat):
         for k in range(3):
             pos[b, k] = w.xpos[b, k]
         rot_to_quat(w.xrot[b], quat[b])
+
+
+@numba.njit(cache=True)
+def trajectory_poses(tree, qs, w, pos, quat):
+    """`body_poses` of every row of qs (T, >= nq) into pos (T, nb, 3) and quat (T, nb, 4)."""
+    for k in range(qs.shape[0]):
+        body_poses(tree, qs[k], w, pos[k], quat[k])

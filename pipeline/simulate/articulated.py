@@ -23,7 +23,8 @@ from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_N
                                     UNIVERSAL, Model)
 from pipeline.control.python_ctrl import HOLD
 from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
-from pipeline.physics.step import EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses
+from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses,
+                                   trajectory_poses)
 from pipeline import runaway as R
 from pipeline.physics import events as E
 from pipeline.progress import frame_progress
@@ -36,6 +37,7 @@ from pipeline.spec.types import Scene, SimulationSettings
 # the per-frame arrays controllers may write, which the step kernel reads as float64 vectors
 _LIVE_ARRAYS = ("ctrl", "qdd_prescribed", "motor_target", "motor_vel", "motor_end", "gravity")
 _live_arrays = operator.attrgetter(*_LIVE_ARRAYS)
+_PROGRESS_STEPS = 100  # kernel calls a run is cut into at least, so its progress bar moves
 
 
 def state_kinds(tree, nq: int, nv: int) -> np.ndarray:
@@ -299,31 +301,30 @@ class Simulation:
 
     def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
         """Simulate `duration` (default the scene's) and return the recorded frames. On an
-        instability it raises SimulationError and returns nothing."""
+        instability it raises SimulationError and returns nothing. Stretches of frames that
+        need no Python run in one kernel call, which records their frames itself."""
         duration = self.settings.duration if duration is None else float(duration)
         nframes = max(0, int(np.ceil(duration / self.dt - 1e-9)))
         rec = Recorder(self.model.body_names, self.model.nq, self.model.nv)
         self.recording = None
+        d = self.data
+        end = d.frame + nframes
+        stretch = max(1, nframes // _PROGRESS_STEPS)
         with frame_progress(self.scene.name, nframes, self.dt, progress) as advanced:
-            for _ in range(nframes):
-                if self.data.stopped_by >= 0:  # a `stop` event ended the run
-                    break
-                self._frame(rec)
-                advanced()
+            while d.frame < end and d.stopped_by < 0:  # a `stop` event ends the run
+                self._boundary()
+                self._record(rec)
+                start = d.frame
+                self._integrate(self._quiet_frames(min(end - d.frame, stretch)), rec)
+                advanced(d.frame - start)
             self._boundary()
-            self._record(rec)
+            self._record(rec, always=d.stopped_by >= 0)  # a `stop` event's state is recorded
         self.recording = rec.finish()
         return self.recording
 
-    def _frame(self, rec) -> None:
-        self._boundary()
-        if rec is not None:
-            self._record(rec)
-        self._integrate()
-
-    def _record(self, rec) -> None:
+    def _record(self, rec, always: bool = False) -> None:
         d = self.data
-        if d.frame % self.settings.record_every:
+        if d.frame % self.settings.record_every and not always:
             return
         self._update_poses()
         rec.add(d.time, *self._poses, d.q, d.qd, d.channels)
@@ -400,25 +401,31 @@ class Simulation:
             kept = self._live_kept = (live, new_live_ref(*live))
         return kept[1]
 
-    def _integrate(self, frames: int = 1) -> None:
+    def _integrate(self, frames: int = 1, rec: Recorder | None = None) -> None:
         """Integrate `frames` frames in one kernel call; their starts after the first must
-        need no Python (see _quiet_frames). The runaway bounds are those of the last frame's
-        end (bounds only widen with time)."""
+        need no Python (see _quiet_frames), and those a run records go into `rec`. The
+        runaway bounds are those of the last frame's end (bounds only widen with time)."""
         d = self.data
         s = self.settings
         fail = np.zeros(2)
-        done = np.zeros(1, np.int64)
+        done = np.zeros(2, np.int64)
         limits = self._runaway.limits((d.frame + frames) * self.dt)
+        every = int(s.record_every) if rec is not None else 0
+        # the starts inside the stretch; its end's start is recorded after its boundary
+        trace = np.empty(((d.frame + frames - 1) // every - d.frame // every if every else 0,
+                          self.model.nq + self.model.nv))
         try:
             status = advance_frames_of(self._tables, self._live_ref(), self.method, self.dt, d.frame,
                                        frames, self.h, float(s.atol), float(s.rtol),
                                        float(s.h_min), self.h_max, d.y, d.cstate, d.counters,
                                        d.h_next, fail, d.event_log, d.event_count, limits,
-                                       d.balance, self._energy_margin, done)
+                                       d.balance, self._energy_margin, every, 0, trace, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
             raise self._unstable(self._overflow(d.time + self.dt, exc)) from None
+        if done[1]:
+            self._record_trace(rec, trace[:done[1]], d.frame // every + 1)
         d.frame += int(done[0])
         if frames > 1:  # the starts it covered had nothing to run
             d.boundary_frame = d.frame - 1
@@ -427,6 +434,17 @@ class Simulation:
             raise error
         if frames > 1:  # what their starts would have dropped
             self._drop_ended_pushes()
+
+    def _record_trace(self, rec: Recorder, states: np.ndarray, first: int) -> None:
+        """The step loop's trace of states (T, nq + nv) at every `record_every`-th frame from
+        record number `first` into rec, with the channels as they stand (nothing ran between)."""
+        m = self.model
+        n = states.shape[0]
+        pos, quat = np.empty((n, m.nbody, 3)), np.empty((n, m.nbody, 4))
+        trajectory_poses(m.tree, states, self._work.dyn, pos, quat)
+        frames = (first + np.arange(n)) * self.settings.record_every
+        rec.add_rows(frames * self.dt, pos, quat, states[:, :m.nq], states[:, m.nq:],
+                     self.data.channels)
 
     def _settle(self, status: int, fail: np.ndarray) -> SimulationError | None:
         """Put the step loop's outcome for frames already counted in d.frame into Data: the

@@ -22,7 +22,7 @@ from numba.typed import List
 
 from pipeline.errors import CorpusError
 from pipeline.physics.rollout import rollout as _kernel
-from pipeline.physics.step import body_poses
+from pipeline.physics.step import trajectory_poses
 from pipeline.recording import Recording
 
 
@@ -48,8 +48,7 @@ class Rollout(NamedTuple):
             time[-1] = sim.data.time
         y = self.y[i, rows]
         pos, quat = np.zeros((rows.size, m.nbody, 3)), np.zeros((rows.size, m.nbody, 4))
-        for k in range(rows.size):
-            body_poses(m.tree, y[k, :m.nq], sim._work.dyn, pos[k], quat[k])
+        trajectory_poses(m.tree, y, sim._work.dyn, pos, quat)
         return Recording(time=time, body_names=tuple(m.body_names), body_pos=pos, body_quat=quat,
                          q=y[:, :m.nq].copy(), qd=y[:, m.nq:m.nq + m.nv].copy(), channels={})
 
