@@ -143,15 +143,19 @@ class Recorder:
         for name, value in (channels or {}).items():
             self._channels.setdefault(name, {})[i] = np.array(value)
 
-    def add_rows(self, time, body_pos, body_quat, q, qd, channels=None) -> None:
-        """`add` for T samples at once (arrays with a first axis of T) that share `channels`."""
+    def add_rows(self, time, body_pos, body_quat, q, qd, channels=None, row_channels=None) -> None:
+        """`add` for T samples at once (arrays with a first axis of T): `channels` the same in
+        all of them, `row_channels` a (T, ...) array each (they win over `channels`)."""
         i = len(self._time)
         self._time.extend(np.asarray(time, dtype=np.float64).tolist())
         for rows, block in ((self._pos, body_pos), (self._quat, body_quat), (self._q, q), (self._qd, qd)):
             rows.extend(np.array(block, dtype=np.float64))
+        rows = range(i, len(self._time))
         for name, value in (channels or {}).items():
-            value = np.array(value)
-            self._channels.setdefault(name, {}).update(dict.fromkeys(range(i, len(self._time)), value))
+            if name not in (row_channels or {}):
+                self._channels.setdefault(name, {}).update(dict.fromkeys(rows, np.array(value)))
+        for name, values in (row_channels or {}).items():
+            self._channels.setdefault(name, {}).update(zip(rows, np.array(values)))
 
     def finish(self) -> Recording:
         n = len(self._time)

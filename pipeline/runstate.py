@@ -14,7 +14,7 @@ from pipeline.errors import CorpusError
 from pipeline.fileio import atomic_path
 
 # A checkpoint is a pickle behind this header; the version changes with Data's fields.
-CHECKPOINT_MAGIC = b"corpus-checkpoint 2\n"
+CHECKPOINT_MAGIC = b"corpus-checkpoint 3\n"
 
 
 class RunState:

@@ -62,6 +62,11 @@ def raise_error(code: int) -> None:
     raise kind(message)
 
 
+def error_message(code: int) -> str:
+    """The message of what Python raises for the operation that gave kernel error `code`."""
+    return _ERRORS[int(code)][1]
+
+
 class _Emitter:
     def __init__(self):
         self.code: list[list[int]] = []

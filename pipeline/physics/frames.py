@@ -35,6 +35,15 @@ def first_beyond(y, limits):
     return -1
 
 
+@numba.njit(cache=True)
+def first_traced(frame0, every, phase):
+    """The least k >= 1 with (frame0 + k) % every == phase, or -1 when every is 0."""
+    if every <= 0:
+        return -1
+    k = (phase - frame0) % every
+    return k if k > 0 else every
+
+
 @njit_no_refcounts
 def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min, h_max, y,
                    cstate, counters, hstate, fail, events, ev_log, ev_count, limits, balance,
@@ -58,6 +67,9 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
         e0, d0 = mechanical_energy(st.tree, lv.gravity, lv.forces, st.dof_qpos, st.nq, y, wk.dyn)
         p0 = push_power(lv.pushes, t, t + dt, wk.dyn)
         copy_into(y, wk.y_frame)
+    # the first f + 1 to trace; counting, not a modulo per frame: with `%` in the loop (its
+    # zero-divisor branch) the box_drop scene's frames took twice as long
+    traced = first_traced(frame0, every, phase)
     for f in range(nframes):
         wk.motor_work[0] = 0.0
         t1 = (frame0 + f + 1) * dt
@@ -87,7 +99,8 @@ def advance_frames(st, lv, wk, method, dt, frame0, nframes, h, atol, rtol, h_min
             e0, d0 = e1, d1
             p0 = push_power(lv.pushes, t1, t1 + dt, wk.dyn)
             copy_into(y, wk.y_frame)
-        if every > 0 and (frame0 + f + 1) % every == phase and done[1] < trace.shape[0]:
+        if f + 1 == traced and done[1] < trace.shape[0]:
+            traced += every
             for i in range(trace.shape[1]):
                 trace[done[1], i] = y[i]
             done[1] += 1

@@ -21,6 +21,7 @@ from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
+from pipeline.control.fsm_frames import CONTROL_ERROR, Machines, advance_with_machines
 from pipeline.control.python_ctrl import HOLD
 from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
 from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses,
@@ -133,6 +134,7 @@ class Simulation:
         self._poses = (np.zeros((model.nbody, 3)), np.zeros((model.nbody, 4)))
         self._timeline = sorted(scene.timeline, key=lambda c: c.at)
         self.sensors = Sensors(self)
+        self.machines = None  # the fsm controllers in the step loop (control/fsm_frames.py)
         self.reset()
         self._runaway = self._runaway_bounds()
         self._energy_margin = self._margin()
@@ -142,7 +144,17 @@ class Simulation:
         """Back to the compiled initial state: fresh Data, timeline cursor and controllers."""
         self.data = Data(self.model, self._cstate0, self.h, self.settings.seed)
         self._start_prescribed_roots()
-        self.data.controllers = [self._make_controller(ref) for ref in self.scene.controllers]
+        d = self.data
+        d.controllers = [self._make_controller(ref) for ref in self.scene.controllers]
+        machines = [c for c in d.controllers if getattr(c, "in_kernel", False)]
+        if machines:
+            if self.machines is None:
+                self.machines = Machines(self, machines)
+            for p, c in enumerate(machines):
+                c.index = p
+            d.machine_slots = self.machines.initial_slots.copy()
+            d.machine_states = self.machines.initial_states.copy()
+            self.machines.publish(d)
         self.recording = None
 
     def _runaway_bounds(self) -> R.RunawayBounds:
@@ -176,6 +188,7 @@ class Simulation:
         twin._live_kept = None
         twin._poses = (np.zeros((self.model.nbody, 3)), np.zeros((self.model.nbody, 4)))
         twin.sensors = Sensors(twin)
+        twin.machines = self.machines and self.machines.fork(twin)
         twin.data = self.data.copy()
         twin.recording = None
         return twin
@@ -286,10 +299,12 @@ class Simulation:
 
     def _quiet_frames(self, most: int) -> int:
         """How many frames from this one (at most `most`) can run without Python at their
-        starts: 1 when a controller runs every frame, else up to the next timeline command
-        (controllers that returned HOLD wait for it)."""
+        starts: 1 when a Python controller runs every frame, else up to the next timeline
+        command (controllers that returned HOLD wait for it; fsm controllers tick in the
+        step loop)."""
         d = self.data
-        if len(d.held) < len(d.controllers) or most <= 1:
+        if most <= 1 or any(i not in d.held and not getattr(c, "in_kernel", False)
+                            for i, c in enumerate(d.controllers)):
             return 1
         if d.next_command < len(self._timeline):
             due = self._timeline[d.next_command].at
@@ -407,19 +422,24 @@ class Simulation:
         runaway bounds are those of the last frame's end (bounds only widen with time)."""
         d = self.data
         s = self.settings
-        fail = np.zeros(2)
+        fail = np.zeros(3)
         done = np.zeros(2, np.int64)
         limits = self._runaway.limits((d.frame + frames) * self.dt)
         every = int(s.record_every) if rec is not None else 0
+        machines = self.machines if d.machine_states.shape[0] else None
         # the starts inside the stretch; its end's start is recorded after its boundary
         trace = np.empty(((d.frame + frames - 1) // every - d.frame // every if every else 0,
-                          self.model.nq + self.model.nv))
+                          self.model.nq + self.model.nv + (len(machines.names) if machines else 0)))
+        args = (self.method, self.dt, d.frame, frames, self.h, float(s.atol), float(s.rtol),
+                float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next, fail,
+                d.event_log, d.event_count, limits, d.balance, self._energy_margin, every)
         try:
-            status = advance_frames_of(self._tables, self._live_ref(), self.method, self.dt, d.frame,
-                                       frames, self.h, float(s.atol), float(s.rtol),
-                                       float(s.h_min), self.h_max, d.y, d.cstate, d.counters,
-                                       d.h_next, fail, d.event_log, d.event_count, limits,
-                                       d.balance, self._energy_margin, every, 0, trace, done)
+            if machines is None:
+                status = advance_frames_of(self._tables, self._live_ref(), *args, 0, trace, done)
+            else:
+                status = advance_with_machines(self._tables, self._live_ref(), machines.tables,
+                                               machines.sens, d.machine_slots, d.machine_states,
+                                               machines.stack, *args, trace, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
@@ -429,22 +449,30 @@ class Simulation:
         d.frame += int(done[0])
         if frames > 1:  # the starts it covered had nothing to run
             d.boundary_frame = d.frame - 1
+        if status == CONTROL_ERROR:
+            d.time = float(fail[0])
+            raise machines.error(int(fail[1]), int(fail[2]), d.time)
         error = self._settle(status, fail)
         if error is not None:
             raise error
         if frames > 1:  # what their starts would have dropped
             self._drop_ended_pushes()
+        if machines is not None:
+            machines.publish(d)
 
-    def _record_trace(self, rec: Recorder, states: np.ndarray, first: int) -> None:
-        """The step loop's trace of states (T, nq + nv) at every `record_every`-th frame from
-        record number `first` into rec, with the channels as they stand (nothing ran between)."""
+    def _record_trace(self, rec: Recorder, rows: np.ndarray, first: int) -> None:
+        """The step loop's trace (T, nq + nv [+ machine channels]) of every `record_every`-th
+        frame from record number `first` into rec, with the other channels as they stand
+        (nothing else ran between)."""
         m = self.model
-        n = states.shape[0]
+        n = rows.shape[0]
         pos, quat = np.empty((n, m.nbody, 3)), np.empty((n, m.nbody, 4))
-        trajectory_poses(m.tree, states, self._work.dyn, pos, quat)
+        trajectory_poses(m.tree, rows, self._work.dyn, pos, quat)
         frames = (first + np.arange(n)) * self.settings.record_every
-        rec.add_rows(frames * self.dt, pos, quat, states[:, :m.nq], states[:, m.nq:],
-                     self.data.channels)
+        nqv = m.nq + m.nv
+        names = self.machines.names if rows.shape[1] > nqv else []
+        rec.add_rows(frames * self.dt, pos, quat, rows[:, :m.nq], rows[:, m.nq:nqv],
+                     self.data.channels, dict(zip(names, rows[:, nqv:].T)))
 
     def _settle(self, status: int, fail: np.ndarray) -> SimulationError | None:
         """Put the step loop's outcome for frames already counted in d.frame into Data: the

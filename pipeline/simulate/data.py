@@ -65,6 +65,8 @@ class Data(RunState):
         self.h_next = np.array([h0, 1e-4])  # RKF45: next step, last accepted error
         self.qdd = np.zeros(nv)  # accelerations at the last frame boundary (Simulation.qdd())
         self.balance = np.zeros(2)  # energy gained that no input gave, energy moved (physics/frames.py)
+        self.machine_slots = np.zeros(0)  # the fsm controllers' slots and states (control/fsm_frames.py)
+        self.machine_states = np.zeros(0, np.int64)
 
     @property
     def q(self) -> np.ndarray:
