@@ -99,8 +99,9 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
     if par[VT] > 0.5 or not walking:
         extra = _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left,
                                tau)
-    _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, tau)
-    _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping)
+    shares = _root_shares(grf, st)
+    _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, shares, tau)
+    _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, st, shares, tau, ctrl, damping)
 
 
 @numba.njit(cache=True)
@@ -292,7 +293,25 @@ def _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sol
 
 
 @numba.njit(cache=True)
-def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, tau):
+def _root_shares(grf, st):
+    """Each hip's share of root control (left, right): walking, the stance hip's whole;
+    while the COM shifts toward the first stance foot, the feet's shares of the vertical
+    ground force; none standing still."""
+    shares = np.zeros(2)
+    total = max(grf[0], 0.0) + max(grf[1], 0.0)
+    walking = st[WALKING] > 0.5
+    if not walking and st[STARTING] < 0:
+        return shares
+    for s in range(2):
+        if walking:
+            shares[s] = 1.0 if s == int(st[STANCE]) else 0.0
+        else:
+            shares[s] = max(grf[s], 0.0) / total if total > 0.0 else 0.5
+    return shares
+
+
+@numba.njit(cache=True)
+def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, shares, tau):
     """Walking, the stance hip gives the pelvis its desired net torque:
     tau_stance = -tau_root - (the other root children's torques) (Eq. 2.3), all of it (the
     released code's split by the feet's ground-force shares loaded the trailing hip right
@@ -302,7 +321,15 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, t
     below the pelvis): shared root control there set the feet's loads against the COM's
     side, the COM drifted toward the unloaded foot and the biped fell sideways a few
     seconds after stopping; and PD hips alone shift the weight by the ankles' roll, which
-    rolled the first stance foot 35 degrees onto its edge before the first step."""
+    rolled the first stance foot 35 degrees onto its edge before the first step.
+
+    The root PD's damping -kd (w_p - w_d) is -kd (w_p - w_t) - kd (w_t - w_d) with w_t a
+    root-controlled thigh's angular velocity: the first part is a damping of the hip's
+    relative rate, which the engine takes at the step's end (_apply) as it takes every
+    joint's kd; only the second, of the thigh that the ground holds, is left here. Held
+    over the 1 ms frame whole, -kd w_p overshot on light pelvises (kd dt / I = 7 about the
+    x0.7's pelvis's yaw, 4.5 on the robot's capsule pelvis): their rates changed sign every
+    frame (+-0.3 to 0.8 rad/s, the damping +-20-120 N m)."""
     walking = st[WALKING] > 0.5
     if not walking and st[STARTING] < 0:
         return
@@ -316,16 +343,13 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, t
     # a yaw error (which the stance foot's friction caps anyway, below) took the whole 200 N m
     # after sideways pushes and left none to keep the pelvis from pitching and rolling
     t_root = mv(Rp, clip_axes(kp * log_rot(mtm(Rp, R_root)) - kd * mtv(Rp, w_err), tmax)) + extra
-    total = max(grf[0], 0.0) + max(grf[1], 0.0)
-    if total <= 0.0:
+    grounded = max(grf[0], 0.0) + max(grf[1], 0.0) > 0.0
+    if not grounded:
         t_root[:] = 0.0  # no ground force: the pelvis cannot be pushed on
     hip0, hip1 = idx[slot(0, UPPER_LEG)], idx[slot(1, UPPER_LEG)]
     makeup = -t_root - tau[idx[LOWER_BACK]] - tau[hip0] - tau[hip1]
     for s in range(2):
-        if walking:
-            share = 1.0 if s == int(st[STANCE]) else 0.0
-        else:
-            share = max(grf[s], 0.0) / total if total > 0.0 else 0.5
+        share = shares[s]
         # what root control twists a hip about the axis the ankle cannot turn about (a
         # universal ankle's a1 x a2; the vertical for others) reaches the foot whole, and the
         # ground holds at most mu F_n r of its vertical part: more spins the foot, and the
@@ -344,10 +368,14 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, t
         h = idx[slot(s, UPPER_LEG)]
         tau[h] += add
         tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
+        # the engine's damping of the hip's relative rate puts share kd (w_p - w_t) on the
+        # thigh (as of now; less at the step's end, which is the point)
+        if grounded:
+            tau[h] -= (share * kd) * (omega[idx[PELVIS]] - omega[h])
 
 
 @numba.njit(cache=True)
-def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping):
+def _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, st, shares, tau, ctrl, damping):
     """World joint torques -> generalized forces; a fallen biped goes limp (SIMBICON's
     blend-out by root height): its torques fade out, its joints keep their damping. (Lying
     undamped, a fallen biped's head spun up about the neck on the ground, 95 to 380 rad/s
@@ -356,6 +384,7 @@ def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, da
     scale = clip((h - 0.21) / 0.21, 0.0, 1.0)
     walking = st[WALKING] > 0.5
     stance = int(st[STANCE])
+    grounded = max(grf[0], 0.0) + max(grf[1], 0.0) > 0.0
     for k in range(jtype.shape[0]):
         b = idx[k + 1]
         va = jvadr[k]
@@ -364,12 +393,14 @@ def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, da
         starting = not walking and st[STARTING] >= 0
         root_controlled = hip and (starting or (walking and k == slot(stance, UPPER_LEG) - 1))
         for i in range(n):
-            damping[va + i] = 0.0 if root_controlled else jgain[k, 1]
+            # a root-controlled hip: its share of the root's damping (_hips), not its own
+            damping[va + i] = shares[0 if k == slot(0, UPPER_LEG) - 1 else 1] * root_gains[1] * grounded \
+                if root_controlled else jgain[k, 1]
         if root_controlled:
-            # the twist (the thigh's long axis) keeps its damping: undamped, a stance leg
-            # whose foot rolls onto an edge spins about it (the released code's optional
-            # stance-hip damping)
-            damping[va + 2] = par[TWIST_DAMPING] * jgain[k, 1]
+            # the twist (the thigh's long axis) keeps some of its own damping: undamped, a
+            # stance leg whose foot rolls onto an edge spins about it (the released code's
+            # optional stance-hip damping)
+            damping[va + 2] += par[TWIST_DAMPING] * jgain[k, 1]
         t = tau[b] * scale
         if jtype[k] == BALL:
             ctrl[va:va + 3] = mtv(R[b], t)
