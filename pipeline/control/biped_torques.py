@@ -324,12 +324,16 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, s
     rolled the first stance foot 35 degrees onto its edge before the first step.
 
     The root PD's damping -kd (w_p - w_d) is -kd (w_p - w_t) - kd (w_t - w_d) with w_t a
-    root-controlled thigh's angular velocity: the first part is a damping of the hip's
-    relative rate, which the engine takes at the step's end (_apply) as it takes every
-    joint's kd; only the second, of the thigh that the ground holds, is left here. Held
-    over the 1 ms frame whole, -kd w_p overshot on light pelvises (kd dt / I = 7 about the
-    x0.7's pelvis's yaw, 4.5 on the robot's capsule pelvis): their rates changed sign every
-    frame (+-0.3 to 0.8 rad/s, the damping +-20-120 N m)."""
+    root-controlled thigh's angular velocity. About the thigh's swing axes the first part
+    is a damping of the hip's relative rate, which the engine takes at the step's end
+    (_apply) as it takes every joint's kd, and the second, of a thigh the ground holds
+    there, stays here. Held over the 1 ms frame whole, -kd w_p overshot on light pelvises
+    (kd dt / I = 7 about the x0.7's pelvis's yaw, 4.5 on the robot's capsule pelvis): their
+    rates changed sign every frame, by a median 0.2-1.9 rad/s. About the thigh's long axis
+    the ground holds the leg only by the stance foot's friction: the split there twisted
+    light legs (the explicit -kd w_t, against an engine damping that let the thigh's twist
+    follow the pelvis within a frame) and spun the stance foot 40 degrees a step, so the
+    twist keeps the whole damping here, clipped with the rest to what the foot holds."""
     walking = st[WALKING] > 0.5
     if not walking and st[STARTING] < 0:
         return
@@ -368,10 +372,13 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, s
         h = idx[slot(s, UPPER_LEG)]
         tau[h] += add
         tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
-        # the engine's damping of the hip's relative rate puts share kd (w_p - w_t) on the
-        # thigh (as of now; less at the step's end, which is the point)
+        # the engine's damping of the hip's relative rate about the thigh's swing axes (x, y)
+        # puts share kd (w_p - w_t) on the thigh there (as of now; less at the step's end,
+        # which is the point)
         if grounded:
-            tau[h] -= (share * kd) * (omega[idx[PELVIS]] - omega[h])
+            relative = omega[idx[PELVIS]] - omega[h]
+            twist = R[h][:, 2].copy()
+            tau[h] -= (share * kd) * (relative - dot(relative, twist) * twist)
 
 
 @numba.njit(cache=True)
@@ -393,10 +400,11 @@ def _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, 
         starting = not walking and st[STARTING] >= 0
         root_controlled = hip and (starting or (walking and k == slot(stance, UPPER_LEG) - 1))
         for i in range(n):
-            # a root-controlled hip: its share of the root's damping (_hips), not its own
-            damping[va + i] = shares[0 if k == slot(0, UPPER_LEG) - 1 else 1] * root_gains[1] * grounded \
-                if root_controlled else jgain[k, 1]
+            damping[va + i] = 0.0 if root_controlled else jgain[k, 1]
         if root_controlled:
+            # about its swing axes, a root-controlled hip's share of the root's damping (_hips)
+            for i in range(2):
+                damping[va + i] = shares[0 if k == slot(0, UPPER_LEG) - 1 else 1] * root_gains[1] * grounded
             # the twist (the thigh's long axis) keeps some of its own damping: undamped, a
             # stance leg whose foot rolls onto an edge spins about it (the released code's
             # optional stance-hip damping)
