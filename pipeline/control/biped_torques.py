@@ -99,9 +99,8 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
     if par[VT] > 0.5 or not walking:
         extra = _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sole, par, st, fwd, left,
                                tau)
-    shares = _root_shares(grf, st)
-    _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, shares, tau)
-    _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, st, shares, tau, ctrl, damping)
+    _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, tau)
+    _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping)
 
 
 @numba.njit(cache=True)
@@ -293,25 +292,7 @@ def _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sol
 
 
 @numba.njit(cache=True)
-def _root_shares(grf, st):
-    """Each hip's share of root control (left, right): walking, the stance hip's whole;
-    while the COM shifts toward the first stance foot, the feet's shares of the vertical
-    ground force; none standing still."""
-    shares = np.zeros(2)
-    total = max(grf[0], 0.0) + max(grf[1], 0.0)
-    walking = st[WALKING] > 0.5
-    if not walking and st[STARTING] < 0:
-        return shares
-    for s in range(2):
-        if walking:
-            shares[s] = 1.0 if s == int(st[STANCE]) else 0.0
-        else:
-            shares[s] = max(grf[s], 0.0) / total if total > 0.0 else 0.5
-    return shares
-
-
-@numba.njit(cache=True)
-def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, shares, tau):
+def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, tau):
     """Walking, the stance hip gives the pelvis its desired net torque:
     tau_stance = -tau_root - (the other root children's torques) (Eq. 2.3), all of it (the
     released code's split by the feet's ground-force shares loaded the trailing hip right
@@ -321,19 +302,7 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, s
     below the pelvis): shared root control there set the feet's loads against the COM's
     side, the COM drifted toward the unloaded foot and the biped fell sideways a few
     seconds after stopping; and PD hips alone shift the weight by the ankles' roll, which
-    rolled the first stance foot 35 degrees onto its edge before the first step.
-
-    The root PD's damping -kd (w_p - w_d) is -kd (w_p - w_t) - kd (w_t - w_d) with w_t a
-    root-controlled thigh's angular velocity. About the thigh's swing axes the first part
-    is a damping of the hip's relative rate, which the engine takes at the step's end
-    (_apply) as it takes every joint's kd, and the second, of a thigh the ground holds
-    there, stays here. Held over the 1 ms frame whole, -kd w_p overshot on light pelvises
-    (kd dt / I = 7 about the x0.7's pelvis's yaw, 4.5 on the robot's capsule pelvis): their
-    rates changed sign every frame, by a median 0.2-1.9 rad/s. About the thigh's long axis
-    the ground holds the leg only by the stance foot's friction: the split there twisted
-    light legs (the explicit -kd w_t, against an engine damping that let the thigh's twist
-    follow the pelvis within a frame) and spun the stance foot 40 degrees a step, so the
-    twist keeps the whole damping here, clipped with the rest to what the foot holds."""
+    rolled the first stance foot 35 degrees onto its edge before the first step."""
     walking = st[WALKING] > 0.5
     if not walking and st[STARTING] < 0:
         return
@@ -347,13 +316,16 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, s
     # a yaw error (which the stance foot's friction caps anyway, below) took the whole 200 N m
     # after sideways pushes and left none to keep the pelvis from pitching and rolling
     t_root = mv(Rp, clip_axes(kp * log_rot(mtm(Rp, R_root)) - kd * mtv(Rp, w_err), tmax)) + extra
-    grounded = max(grf[0], 0.0) + max(grf[1], 0.0) > 0.0
-    if not grounded:
+    total = max(grf[0], 0.0) + max(grf[1], 0.0)
+    if total <= 0.0:
         t_root[:] = 0.0  # no ground force: the pelvis cannot be pushed on
     hip0, hip1 = idx[slot(0, UPPER_LEG)], idx[slot(1, UPPER_LEG)]
     makeup = -t_root - tau[idx[LOWER_BACK]] - tau[hip0] - tau[hip1]
     for s in range(2):
-        share = shares[s]
+        if walking:
+            share = 1.0 if s == int(st[STANCE]) else 0.0
+        else:
+            share = max(grf[s], 0.0) / total if total > 0.0 else 0.5
         # what root control twists a hip about the axis the ankle cannot turn about (a
         # universal ankle's a1 x a2; the vertical for others) reaches the foot whole, and the
         # ground holds at most mu F_n r of its vertical part: more spins the foot, and the
@@ -372,17 +344,10 @@ def _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, s
         h = idx[slot(s, UPPER_LEG)]
         tau[h] += add
         tau[h] = clamp_norm(tau[h], jgain[slot(s, UPPER_LEG) - 1, 2])
-        # the engine's damping of the hip's relative rate about the thigh's swing axes (x, y)
-        # puts share kd (w_p - w_t) on the thigh there (as of now; less at the step's end,
-        # which is the point)
-        if grounded:
-            relative = omega[idx[PELVIS]] - omega[h]
-            twist = R[h][:, 2].copy()
-            tau[h] -= (share * kd) * (relative - dot(relative, twist) * twist)
 
 
 @numba.njit(cache=True)
-def _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, st, shares, tau, ctrl, damping):
+def _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping):
     """World joint torques -> generalized forces; a fallen biped goes limp (SIMBICON's
     blend-out by root height): its torques fade out, its joints keep their damping. (Lying
     undamped, a fallen biped's head spun up about the neck on the ground, 95 to 380 rad/s
@@ -391,7 +356,6 @@ def _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, 
     scale = clip((h - 0.21) / 0.21, 0.0, 1.0)
     walking = st[WALKING] > 0.5
     stance = int(st[STANCE])
-    grounded = max(grf[0], 0.0) + max(grf[1], 0.0) > 0.0
     for k in range(jtype.shape[0]):
         b = idx[k + 1]
         va = jvadr[k]
@@ -402,13 +366,10 @@ def _apply(R, x, grf, idx, parent, jtype, jvadr, jaxes, jgain, root_gains, par, 
         for i in range(n):
             damping[va + i] = 0.0 if root_controlled else jgain[k, 1]
         if root_controlled:
-            # about its swing axes, a root-controlled hip's share of the root's damping (_hips)
-            for i in range(2):
-                damping[va + i] = shares[0 if k == slot(0, UPPER_LEG) - 1 else 1] * root_gains[1] * grounded
-            # the twist (the thigh's long axis) keeps some of its own damping: undamped, a
-            # stance leg whose foot rolls onto an edge spins about it (the released code's
-            # optional stance-hip damping)
-            damping[va + 2] += par[TWIST_DAMPING] * jgain[k, 1]
+            # the twist (the thigh's long axis) keeps its damping: undamped, a stance leg
+            # whose foot rolls onto an edge spins about it (the released code's optional
+            # stance-hip damping)
+            damping[va + 2] = par[TWIST_DAMPING] * jgain[k, 1]
         t = tau[b] * scale
         if jtype[k] == BALL:
             ctrl[va:va + 3] = mtv(R[b], t)
