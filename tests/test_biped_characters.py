@@ -197,13 +197,15 @@ def test_a_random_character_walks_a_few_steps():
 
 
 @pytest.mark.slow
-def test_c1_the_scaled_up_character_walks_twenty_metres_without_retuning():
-    """C1 x1.3 (155 kg): W1 at 1 m/s x sqrt(1.3) = 1.14 m/s with the controller's defaults
-    (gains and torque limits scaled by mass only): >= 20 m without a fall, the mean COM speed
-    over the last 10 s within 10 % of V_d. (x0.7 falls within 3 s, and since the W7 turning
-    changes the robot and the beast fall within 8 s: docs/biped.md, Characters, not reached.)"""
-    run = walks_twenty_metres(ROOT / "creatures" / "biped_large.yaml")
-    report("biped_large", run)
+@pytest.mark.parametrize("name", ["biped_small", "biped_large"])
+def test_c1_the_scaled_characters_walk_twenty_metres_without_retuning(name):
+    """C1 x0.7 (24 kg) and x1.3 (155 kg): W1 at 1 m/s x sqrt(0.7) = 0.84 m/s and x sqrt(1.3)
+    = 1.14 m/s with the controller's defaults (gains and torque limits scaled by mass only):
+    >= 20 m without a fall, the mean COM speed over the last 10 s within 10 % of V_d. (Since
+    the W7 turning changes the robot and the beast fall within 9 s: docs/biped.md,
+    Characters, not reached.)"""
+    run = walks_twenty_metres(ROOT / "creatures" / f"{name}.yaml")
+    report(name, run)
     assert not run["fell"]
     assert run["distance"] >= 20.0
     assert run["mean_speed"] == pytest.approx(run["speed"], rel=0.10)
