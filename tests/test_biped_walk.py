@@ -187,11 +187,11 @@ def test_it_walks_at_the_commanded_speed():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("speed", [0.0, 0.3, 0.6, 1.0])
+@pytest.mark.parametrize("speed", [-0.6, -0.3, 0.0, 0.3, 0.6, 1.0])
 def test_w2_walks_thirty_seconds_at_the_commanded_speed(speed):
     """Coros W2 (digest §8.1) for the speeds it reaches: no fall in 30 s, the mean COM
-    speed over the last 10 s within 0.1 m/s of V_d (V_d = 0 stands). Not reached: -0.6,
-    -0.3, 1.4 and 1.7 m/s, which fall (docs/biped.md)."""
+    speed over the last 10 s within 0.1 m/s of V_d (V_d = 0 stands; V_d < 0 walks
+    backwards). Not reached: 1.4 and 1.7 m/s, which fall (docs/biped.md)."""
     walk, rows = walk_at(speed, 30.0)
     assert not walk.fell
     assert mean_speed(rows, 20.0) == pytest.approx(speed, abs=0.1)

@@ -65,7 +65,11 @@ DEFAULTS = {
     "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
     "recover": True,         # standing: step when the capture point leaves the feet (Coros §5.5)
     "recover_margin": 0.02,  # m inside the soles' edges
-    "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],  # y(phi) above the stance height
+    # y(phi): the swing ankle's height above the stance ankle's. It ends at 0, the sole on the
+    # ground at phi = 1: ending 1 cm above, every backward step ended by time (phi = 1) with the
+    # foot in the air, and the released leg landed sliding back at 1-1.7 m/s, whose friction
+    # (15-25 N s a step) held the walk at half its V_d (docs/biped.md, W2)
+    "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.0]],
 }
 # turning, as the released code's TurnController (digest §3.2.6): a turn of more than
 # BIG_TURN rad starts at the next foot-strike; while the heading is more than TURN_DONE rad
