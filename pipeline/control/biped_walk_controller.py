@@ -65,11 +65,14 @@ DEFAULTS = {
     "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
     "recover": True,         # standing: step when the capture point leaves the feet (Coros §5.5)
     "recover_margin": 0.02,  # m inside the soles' edges
-    # y(phi): the swing ankle's height above the stance ankle's. It ends at 0, the sole on the
-    # ground at phi = 1: ending 1 cm above, every backward step ended by time (phi = 1) with the
-    # foot in the air, and the released leg landed sliding back at 1-1.7 m/s, whose friction
-    # (15-25 N s a step) held the walk at half its V_d (docs/biped.md, W2)
-    "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.0]],
+    # y(phi): the swing ankle's height above the stance ankle's, ending 1 cm above it. A step
+    # backwards ends on the ground instead (its knots at phi >= 1 are 0): a foot swung forwards
+    # lands toes-up, so its heel strikes and ends the step before phi = 1, but one swung
+    # backwards hangs flat, and ending 1 cm above every backward step ended by time with the
+    # foot in the air; the released leg then landed sliding back at 1-1.7 m/s, whose friction
+    # (15-25 N s a step) held the walk at half its V_d (docs/biped.md, W2). Forwards the path
+    # ending on the ground cost the robot and beast their stops (the strike lands short)
+    "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],
 }
 # turning, as the released code's TurnController (digest §3.2.6): a turn of more than
 # BIG_TURN rad starts at the next foot-strike; while the heading is more than TURN_DONE rad
@@ -78,6 +81,12 @@ BIG_TURN, TURN_DONE, SHARP_TURN = 1.0, 0.2, 2.5
 TURN_SPEED, TURN_SPEED_SHARP = (-0.5, 0.6), (-0.2, 0.3)
 COMMAND_KEYS = ("mode", "speed", "heading", "step_time", "step_height", "step_width", "lean",
                 "knee_bend", "alpha")
+
+
+def _spline_table(knots) -> np.ndarray:
+    """The (3, n) knots, values and tangents of a CatmullRom through knots, as the kernel reads them."""
+    h = CatmullRom(knots)
+    return np.array([h.t, h.v, h.m])
 
 
 class BipedWalk:
@@ -103,8 +112,9 @@ class BipedWalk:
         self.fell = False
         self.recoveries = 0  # recovery steps taken from standing
         self.strikes: list[tuple[float, str, float, float]] = []
-        height = CatmullRom(params["swing_height"])
-        self.knots = np.array([height.t, height.v, height.m])
+        knots = params["swing_height"]
+        self.knots = _spline_table(knots)
+        self.knots_back = _spline_table([(t, v if t < 1.0 else 0.0) for t, v in knots])
         self.target = np.zeros(3)  # the swing foot's placement (world)
         self.turn_goal = params["heading"]  # the heading being turned to (p["heading"] once started)
         self.turn_size = 0.0
@@ -170,7 +180,8 @@ class BipedWalk:
         biped_torques(f.R, f.x, f.omega, f.body_com, f.com, f.com_vel, f.grf, rig.idx, rig.parent, rig.mass,
                       rig.total_mass, rig.jtype, rig.jvadr, rig.jaxes, rig.jgain, rig.jlimit, rig.jlimited,
                       rig.jmirror, rig.root_gains, rig.thigh, rig.shin, rig.sole, self.par, st, self.swing_start,
-                      self.knots, d.ctrl, d.forces.damping, self.target)
+                      self.knots_back if self.speed < 0.0 else self.knots, d.ctrl, d.forces.damping,
+                      self.target)
         self._publish(d.channels, f)
 
     def _turn_toward(self, most: float) -> float:
