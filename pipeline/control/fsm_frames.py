@@ -10,6 +10,8 @@ Simulation's tables, sensor scratch and the tick at a boundary.
 """
 from __future__ import annotations
 
+import copy
+
 import numba
 import numpy as np
 
@@ -21,6 +23,7 @@ from pipeline.physics import sensing
 from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.frames import GAINED, advance_frames_of, first_traced
 from pipeline.physics.kinematics import make_workspace
+from pipeline.physics.step import OK as STEP_OK
 
 CONTROL_ERROR = GAINED + 1  # a status beyond frames.py's: fail = [time, machine, error code]
 
@@ -29,9 +32,10 @@ CONTROL_ERROR = GAINED + 1  # a status beyond frames.py's: fail = [time, machine
 def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, dt, frame0,
                           nframes, h, atol, rtol, h_min, h_max, y, cstate, counters, hstate,
                           fail, ev_log, ev_count, limits, balance, margin, every, trace, done):
-    """Frames frame0 .. frame0 + nframes - 1, as advance_frames_of with every > 0 traces
-    the starts inside the stretch (q, qd, then the channels) whose number is a multiple of
-    every; CONTROL_ERROR when a tick fails (fail = [time, machine, error code])."""
+    """Frames frame0 .. frame0 + nframes - 1 as advance_frames_of advances them, the
+    machines ticking at each frame start but the first. With every > 0 the starts inside
+    the stretch whose number is a multiple of every go into trace (q, qd, then the
+    channels). CONTROL_ERROR when a tick fails (fail = [time, machine, error code])."""
     done[0] = 0
     done[1] = 0
     part = np.zeros(2, np.int64)
@@ -61,9 +65,9 @@ def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, 
                                    y, cstate, counters, hstate, fail, ev_log, ev_count, limits,
                                    balance, margin, 0, 0, trace[:0], part)
         done[0] += part[0]
-        if status != 0:  # OK: a stop event or a failure
+        if status != STEP_OK:  # a stop event or a failure
             return status
-    return 0
+    return STEP_OK
 
 
 class Machines:
@@ -88,8 +92,7 @@ class Machines:
         self.stack = np.empty(max(self.tables.code.stack, 1))
 
     def fork(self, sim) -> "Machines":
-        twin = object.__new__(Machines)
-        twin.__dict__.update(self.__dict__)
+        twin = copy.copy(self)
         twin.tables = self.tables._replace(tau=np.zeros_like(self.tables.tau))
         twin._scratch(sim)
         return twin
