@@ -1,9 +1,12 @@
 """McKenna's gait controller for a hexapod: the oscillator schedule (gait_schedule.py) driving
 each leg's step (`procom`) and stance (`retcom`) motor programs (thesis §3.2–3.3, Appendix C).
 
-Runs once per frame in Python, never inside the integrator (thesis §1.3): it reads the leg
+Runs at frame starts in Python, never inside the integrator (thesis §1.3): it reads the leg
 sensors from `Data`, advances the schedule, and on every leg transition issues that leg's
-program through the command registry (`motor`, `joint`, `sticky`, ...). Program entries with
+program through the command registry (`motor`, `joint`, `sticky`, ...). Between transitions
+and timers a frame only advances the oscillators, so without reflexes the controller tells
+the simulation how many frames it may run in one kernel call and catches up their phases
+after it (`quiet_frames`, `skip`); a run records the same to the bit either way. Program entries with
 `at > 0` wait in the controller's own timer queue (corpus `timer *f cmd`) and fire in the
 first frame whose time reaches them. Inside a program every `at`, motor `time` and push
 `duration` is a fraction of the phase: protime for a step, the stance duration for a stance.
@@ -109,6 +112,14 @@ class GaitController:
         self._fire_timers(t, execute)
         return events
 
+    def coast(self, times: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """GaitSchedule.coast, also stopping at the first frame a program's timer fires."""
+        ahead = self.schedule.coast(times)
+        if ahead is None or not self._timers:
+            return ahead
+        phases, quiet = ahead
+        return phases, min(quiet, int(np.searchsorted(times + 1e-12, self._timers[0][0])))
+
     def channels(self) -> dict[str, np.ndarray]:
         s = self.schedule
         return {"gait_swing": s.swing(), "leg_state": s.state.astype(np.float64),
@@ -212,6 +223,7 @@ class GaitStep:
 
     def __init__(self, controller: GaitController, sensors: LegSensors, where):
         self.controller, self.sensors, self.where = controller, sensors, where
+        self._ahead = None  # (first frame, times, phases) that quiet_frames looked ahead over
 
     def __call__(self, sim, t: float) -> None:
         c = self.controller
@@ -219,6 +231,35 @@ class GaitStep:
         fired, loaded = self.sensors.read(sim) if (s.step_reflex or s.load_reflex) else (None, None)
         c.update(t, fired, loaded, lambda action, args: execute(sim, action, args, self.where))
         sim.data.channels.update(c.channels())
+        self._ahead = None
+
+    def quiet_frames(self, sim, most: int) -> int:
+        """How many frames from this one (just run, at most `most`) may pass before this
+        controller has more to do than advance its oscillators: 1 while reflexes read the
+        sensors every frame or the speed ramps."""
+        s = self.controller.schedule
+        d = sim.data
+        if most <= 1 or s.step_reflex or s.load_reflex or s.t != d.time:
+            return 1
+        times = np.arange(d.frame + 1, d.frame + most) * sim.dt  # the frame times d.time takes
+        ahead = self.controller.coast(times)
+        if ahead is None:
+            return 1
+        phases, quiet = ahead
+        self._ahead = (d.frame + 1, times[:quiet], phases[:quiet])
+        return 1 + quiet
+
+    def skip(self, sim, first: int, n: int) -> dict[str, np.ndarray]:
+        """Catch up the n frame starts from frame `first` that a kernel call passed (within
+        what quiet_frames allowed); their channels (n rows) for the recording."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None or ahead[0] != first or n > ahead[1].size:
+            raise RuntimeError("gait controller: frames skipped that quiet_frames did not allow")
+        times, phases = ahead[1][:n], ahead[2][:n]
+        s = self.controller.schedule
+        s.coast_to(float(times[-1]), float(phases[-1]))
+        sim.data.channels.update(self.controller.channels())
+        return {"oscillator_phase": np.mod(phases[:, None] + s.offsets(), 1.0) * 360.0}
 
 
 def make_gait_controller(sim, ref):

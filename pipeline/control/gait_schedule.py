@@ -210,6 +210,35 @@ class GaitSchedule:
             events.append((i, "step"))
         return events
 
+    def coast(self, times: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """Look ahead over later frame times `times` (increasing) without changing anything:
+        the master phase update() would reach at each, and how many of them pass before the
+        first at which update() would do more than advance it (a step ends, an oscillator
+        triggers, an uninhibited potential leg steps). None while the speed ramps.
+
+        The phases are the same sums, in the same order, that update() forms one frame at a
+        time (cumsum accumulates sequentially), so a run that skips those calls stays
+        identical to the bit."""
+        tm = self.timing
+        if not self.running:
+            return np.full(times.shape, self.phase), times.size
+        if tm.deltaspeed != 0:
+            return None
+        for i in np.flatnonzero(self.state == POTENTIAL):
+            if not (self.neighbour_inhibition and any(self.state[j] == STEP for j in NEIGHBOURS[i])):
+                return None
+        gains = np.diff(times, prepend=self.t) / (tm.cycletime * tm.speed)
+        phases = np.cumsum(np.concatenate(([self.phase], gains)))[1:]
+        ends = (self.state == STEP) & (times[:, None] >= self.step_start + tm.protime - _EPS)
+        triggers = phases[:, None] + self.offsets() - 0.25 >= self._next_crossing - _EPS
+        busy = np.flatnonzero((ends | triggers).any(axis=1))
+        return phases, int(busy[0]) if busy.size else times.size
+
+    def coast_to(self, t: float, phase: float) -> None:
+        """Take the state update() would have reached at time t in a stretch that coast()
+        found quiet: only the clock and the master phase move."""
+        self.t, self.phase = t, phase
+
     def swing(self) -> np.ndarray:
         """1.0 for each leg that is stepping, in the order FL, FR, ML, MR, BL, BR."""
         return (self.state == STEP).astype(np.float64)

@@ -299,20 +299,24 @@ class Simulation:
 
     def _quiet_frames(self, most: int) -> int:
         """How many frames from this one (at most `most`) can run without Python at their
-        starts: 1 when a Python controller runs every frame, else up to the next timeline
-        command (controllers that returned HOLD wait for it; fsm controllers tick in the
-        step loop)."""
+        starts: up to the next timeline command, and no further than every Python controller
+        allows: 1 frame for one that runs every frame, what its `quiet_frames` says for one
+        that can catch up the starts it missed (`skip`; the gait controller). Controllers
+        that returned HOLD wait for the next command; fsm controllers tick in the step loop."""
         d = self.data
-        if most <= 1 or any(i not in d.held and not getattr(c, "in_kernel", False)
-                            for i, c in enumerate(d.controllers)):
-            return 1
+        k = most
         if d.next_command < len(self._timeline):
             due = self._timeline[d.next_command].at
             # boundary of frame f runs commands with at <= f dt + tol: frames d.frame + 1
             # .. d.frame + k - 1 must come before it
-            k = int(np.floor((due - 1e-9 * self.dt) / self.dt)) - d.frame + 1
-            return max(1, min(most, k))
-        return most
+            k = min(k, int(np.floor((due - 1e-9 * self.dt) / self.dt)) - d.frame + 1)
+        for i, c in enumerate(d.controllers):
+            if k <= 1:
+                break
+            if i not in d.held and not getattr(c, "in_kernel", False):
+                quiet = getattr(c, "quiet_frames", None)
+                k = quiet(self, k) if quiet is not None else 1
+        return max(1, k)
 
     def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
         """Simulate `duration` (default the scene's) and return the recorded frames. On an
@@ -444,8 +448,9 @@ class Simulation:
             d.frame += int(done[0])
             d.time = d.frame * self.dt
             raise self._unstable(self._overflow(d.time + self.dt, exc)) from None
+        channels = self._skip_controllers(d.frame + 1, int(done[0]) - 1)
         if done[1]:
-            self._record_trace(rec, trace[:done[1]], d.frame // every + 1)
+            self._record_trace(rec, trace[:done[1]], d.frame // every + 1, channels)
         d.frame += int(done[0])
         if frames > 1:  # the starts it covered had nothing to run
             d.boundary_frame = d.frame - 1
@@ -460,10 +465,23 @@ class Simulation:
         if machines is not None:
             machines.publish(d)
 
-    def _record_trace(self, rec: Recorder, rows: np.ndarray, first: int) -> None:
+    def _skip_controllers(self, first: int, n: int) -> dict[str, np.ndarray]:
+        """Let the Python controllers whose quiet_frames allowed a stretch catch up the n frame
+        starts from `first` that it passed; their channels at each of those starts (n rows)."""
+        channels = {}
+        if n > 0:
+            d = self.data
+            for i, c in enumerate(d.controllers):
+                if i not in d.held and not getattr(c, "in_kernel", False):
+                    channels.update(c.skip(self, first, n))
+        return channels
+
+    def _record_trace(self, rec: Recorder, rows: np.ndarray, first: int,
+                      skipped: dict[str, np.ndarray]) -> None:
         """The step loop's trace (T, nq + nv [+ machine channels]) of every `record_every`-th
-        frame from record number `first` into rec, with the other channels as they stand
-        (nothing else ran between)."""
+        frame from record number `first` into rec, with the channels of the controllers that
+        skipped those starts (`skipped`, one row per frame start from the stretch's second)
+        and the other channels as they stand (nothing else ran between)."""
         m = self.model
         n = rows.shape[0]
         pos, quat = np.empty((n, m.nbody, 3)), np.empty((n, m.nbody, 4))
@@ -471,8 +489,11 @@ class Simulation:
         frames = (first + np.arange(n)) * self.settings.record_every
         nqv = m.nq + m.nv
         names = self.machines.names if rows.shape[1] > nqv else []
+        row_channels = dict(zip(names, rows[:, nqv:].T))
+        stretch = self.data.frame + 1  # the frame of each skipped channel's first row
+        row_channels.update({name: values[frames - stretch] for name, values in skipped.items()})
         rec.add_rows(frames * self.dt, pos, quat, rows[:, :m.nq], rows[:, m.nq:nqv],
-                     self.data.channels, dict(zip(names, rows[:, nqv:].T)))
+                     self.data.channels, row_channels)
 
     def _settle(self, status: int, fail: np.ndarray) -> SimulationError | None:
         """Put the step loop's outcome for frames already counted in d.frame into Data: the

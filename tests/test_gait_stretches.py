@@ -1,0 +1,59 @@
+"""The gait controller lets the step loop run the frames between its transitions in one kernel
+call (GaitStep.quiet_frames / skip): a run records the same to the bit as one that calls the
+controller at every frame start, through gait starts, steps, stances, program timers, a
+speed ramp and record_every not dividing the stretches."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import pipeline
+from pipeline.control.gait import GaitStep
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def roach_scene(duration: float, record_every: int, timeline: list) -> dict:
+    doc = yaml.safe_load((ROOT / "scenes/roach_tripod.yaml").read_text())
+    doc["timeline"] = timeline
+    doc["simulation"].update(duration=duration, record_every=record_every)
+    return doc
+
+
+def run(doc, monkeypatch, calls):
+    original = GaitStep.__call__
+
+    def counted(self, sim, t):
+        calls.append(t)
+        return original(self, sim, t)
+
+    monkeypatch.setattr(GaitStep, "__call__", counted)
+    try:
+        return pipeline.compile(pipeline.load(doc, base_dir=ROOT / "scenes")).run(progress=False)
+    finally:
+        monkeypatch.setattr(GaitStep, "__call__", original)
+
+
+@pytest.mark.parametrize("record_every, timeline", [
+    (20, [{"at": 0.05, "do": {"gait": {"go": True}}}]),
+    (3, [{"at": 0.05, "do": {"gait": {"go": True}}},
+         {"at": 0.12, "do": {"gait": {"speed": 1.6, "time": 0.05}}}]),  # a ramp: frame by frame
+])
+def test_stretches_record_what_frame_by_frame_records(monkeypatch, record_every, timeline):
+    doc = roach_scene(0.3, record_every, timeline)
+    stretched_calls, frame_calls = [], []
+    stretched = run(doc, monkeypatch, stretched_calls)
+    monkeypatch.setattr(GaitStep, "quiet_frames", lambda self, sim, most: 1)
+    by_frame = run(doc, monkeypatch, frame_calls)
+    frames = int(round(0.3 * 2400))
+    assert len(frame_calls) == frames + 1  # every frame start and the end's
+    assert len(stretched_calls) < frames / 3  # the stretches skipped most starts
+    np.testing.assert_array_equal(stretched.time, by_frame.time)
+    for name in ("q", "qd", "body_pos", "body_quat"):
+        np.testing.assert_array_equal(getattr(stretched, name), getattr(by_frame, name), err_msg=name)
+    assert stretched.channels.keys() == by_frame.channels.keys()
+    for name, values in by_frame.channels.items():
+        np.testing.assert_array_equal(stretched.channels[name], values, err_msg=name)
+    assert np.ptp(by_frame.channels["oscillator_phase"]) > 180  # the oscillators ran
+    assert by_frame.channels["gait_swing"].max() == 1.0  # legs stepped
