@@ -10,10 +10,15 @@ callers hand it every scratch array; views and slices of its arguments are fine,
 arrays outlive the call. An array assignment `dst[:] = src` allocates too (numba copies
 src first in case the two overlap), so such kernels copy with `copy_into`.
 
-Functions these kernels call are compiled without NRT too (numba passes the flag down), and
-numba keeps one compiled version per signature, which an ordinary kernel calling the same
-function may then share. That is safe because none of them returns an array: a caller with
-reference counting would release a reference it was never given.
+Every kernel these kernels call is declared with `njit_no_refcounts` too
+(`tests/test_nrt_kernels.py` walks the calls). numba keeps one compiled version of a
+function per signature, and an ordinary callee takes the setting of whichever caller
+compiled it first: a contact kernel first called from Python (a test, a script) was
+compiled with reference counts, and the step loops compiled after it in that fresh cache
+linked that version, which made the roach's frames 1.7x slower until the sources changed.
+Declared here, a kernel is compiled one way whoever calls it first. Callers that count may
+call these kernels because none of them returns an array: such a caller would release a
+reference it was never given.
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ def njit_no_refcounts(fn, signatures=None):
     return numba.njit(signatures, cache=True, _nrt=False)(fn)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def copy_into(src, dst):
     """dst[:] = src for 1-D arrays of one length, without allocating."""
     for i in range(src.shape[0]):

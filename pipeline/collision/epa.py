@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from pipeline.collision.gjk import support_pair
+from pipeline.nrt import njit_no_refcounts
 
 MAX_ITER = 64
 MAX_VERTS = MAX_ITER + 8
@@ -31,7 +32,7 @@ POLYTOPE_TOL = 1e-10
 ROUND_TOL = 1e-6
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _face(V, F, P, live, f, i, j, k, cx, cy, cz):
     """Face f = (i, j, k), turned to face away from the interior point c; returns False
     when the three points are collinear (no plane)."""
@@ -64,7 +65,7 @@ def _across(tx, ty, tz):
     return ty, -tx, 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _grow_simplex(verts, A, PA, B, PB, V, VA, VB, n, size):
     """Add support points until V[:n] is a tetrahedron with volume (GJK may stop on a
     point, segment or triangle when the shapes just touch). Returns the new count, or
@@ -113,7 +114,7 @@ def _grow_simplex(verts, A, PA, B, PB, V, VA, VB, n, size):
     return n
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _flat_normal(V, n):
     """A unit direction out of the span of V[:n] (n < 4 points that span no volume)."""
     tx, ty, tz = V[1, 0] - V[0, 0], V[1, 1] - V[0, 1], V[1, 2] - V[0, 2]
@@ -130,7 +131,7 @@ def _flat_normal(V, n):
     return nx / nn, ny / nn, nz / nn
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def epa(verts, A, PA, B, PB, tol, W, SA, SB, n, V, VA, VB, F, P, live, E, out):
     """Penetration of the cores of shapes A and B placed at PA and PB (tuples, shapes.py)
     from GJK's simplex W/SA/SB[:n] around the origin, to relative tolerance tol.

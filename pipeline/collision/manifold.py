@@ -19,6 +19,7 @@ from pipeline.collision.analytic import closed_form
 from pipeline.collision.narrow import iterative, signed
 from pipeline.collision.shapes import (BOX, CAPSULE, CYLINDER, FRUSTUM, HULL, SPHERE,
                                        shape_tuple, support_local)
+from pipeline.nrt import njit_no_refcounts
 
 RIM = 8  # points of an end disk's polygon
 FLAT_TOL = 0.02  # sine of the angle within which a direction counts as along an axis
@@ -33,7 +34,7 @@ def _put(buf, k, x, y, z):
     buf[k, 0], buf[k, 1], buf[k, 2] = x, y, z
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _disk(buf, r, z, up):
     """RIM points of a disk of radius r at height z, counter-clockwise seen from +z if
     up, else from -z."""
@@ -128,7 +129,7 @@ def _feature_world(sh, s, pos, rot, nx, ny, nz, buf):
             rot[2, 0] * fx + rot[2, 1] * fy + rot[2, 2] * fz)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _clip(src, ns, dst, px, py, pz, sx, sy, sz):
     """Sutherland-Hodgman: the part of polygon src[:ns] where s.(x - p) >= 0, into dst."""
     nd = 0
@@ -148,7 +149,7 @@ def _clip(src, ns, dst, px, py, pz, sx, sy, sz):
     return nd
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _clip_to_reference(ref, nr, inc, ni, c1, c2):
     """The incident feature inc[:ni] clipped to the side planes of reference ref[:nr] (a
     polygon's edges, or a segment's two end planes); returns (in_c2, count): whether the
@@ -190,7 +191,7 @@ def _clip_to_reference(ref, nr, inc, ni, c1, c2):
     return in_c2, m
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _reduce(pts, m, mout, row):
     """Keep at most MAX_POINTS of the rows pts[:m] (x, y, z, depth): the deepest, the
     farthest from it, the one making the largest triangle with both, and the one adding
@@ -242,7 +243,7 @@ def _reduce(pts, m, mout, row):
     return n
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _parallel(fa, fb):
     """True when segments fa[0:2] and fb[0:2] are parallel within FLAT_TOL."""
     tx, ty, tz = fa[1, 0] - fa[0, 0], fa[1, 1] - fa[0, 1], fa[1, 2] - fa[0, 2]
@@ -252,7 +253,7 @@ def _parallel(fa, fb):
             <= FLAT_TOL * FLAT_TOL * (tx * tx + ty * ty + tz * tz) * (ux * ux + uy * uy + uz * uz))
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _seen(pts, k, tol):
     """True when pts[k] is within tol of one of pts[:k] (a clipped segment repeats its
     cut point)."""
@@ -263,7 +264,7 @@ def _seen(pts, k, tol):
     return False
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def contact(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, mout):
     """Contact manifold of shape a at (pa, ra) and shape b at (pb, rb) (world <- shape).
 

@@ -24,6 +24,7 @@ from pipeline.collision.epa import (MAX_EDGES, MAX_FACES, MAX_VERTS, POLYTOPE_TO
                                    epa)
 from pipeline.collision.gjk import MARGIN_TOL, OVERLAP, REL_TOL, gjk
 from pipeline.collision.shapes import CYLINDER, ELLIPSOID, FRUSTUM, pose_tuple, shape_tuple
+from pipeline.nrt import njit_no_refcounts
 
 FEATURE_POINTS = 32  # room for a face loop (hulls) or a clipped polygon
 
@@ -83,7 +84,7 @@ def query(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk):
     return signed(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, True)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def signed(sh, a, pa, ra, b, pb, rb, gx, gy, gz, wk, exact_gap):
     """`query`; with exact_gap False, apart shapes may return any non-negative lower
     bound of their distance (and leave the rest of wk.out unset): all a contact needs."""

@@ -32,6 +32,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
+
 BOX, SPHERE, CAPSULE, CYLINDER, ELLIPSOID, FRUSTUM, HULL = range(7)
 KIND_NAMES = ("box", "sphere", "capsule", "cylinder", "ellipsoid", "frustum", "hull")
 
@@ -61,7 +63,7 @@ def _unit_xy(dx, dy):
     return 1.0, 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def support_local(kind, p0, p1, p2, margin, dx, dy, dz, full):
     """Support point of an analytic shape (not a hull) in its own frame along (dx, dy, dz)
     (any length, not 0). full = False leaves out the margin (the core of a sphere or
@@ -99,7 +101,7 @@ def support_local(kind, p0, p1, p2, margin, dx, dy, dz, full):
     return x, y, z
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def hull_support(verts, v0, nv, dx, dy, dz):
     """The hull vertex farthest along d (the first one on ties, so the result is
     deterministic)."""

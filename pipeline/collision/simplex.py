@@ -14,13 +14,15 @@ import math
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
+
 
 @numba.njit(cache=True, inline="always")
 def _same_sign(a, b):
     return (a > 0.0 and b > 0.0) or (a < 0.0 and b < 0.0)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _segment(W, i, j):
     """Weights (of i, of j) of the point of segment W[i]W[j] closest to the origin."""
     tx, ty, tz = W[j, 0] - W[i, 0], W[j, 1] - W[i, 1], W[j, 2] - W[i, 2]
@@ -43,7 +45,7 @@ def _norm2_of(W, i, j, k, li, lj, lk):
     return x * x + y * y + z * z
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _triangle(W, i, j, k):
     """Weights (of i, j, k) of the point of triangle W[i]W[j]W[k] closest to the origin."""
     e1x, e1y, e1z = W[j, 0] - W[i, 0], W[j, 1] - W[i, 1], W[j, 2] - W[i, 2]
@@ -97,7 +99,7 @@ def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
     return ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _tetrahedron(W, lam):
     """Weights of the point of tetrahedron W[0..3] closest to the origin, into lam."""
     w0x, w0y, w0z = W[0, 0], W[0, 1], W[0, 2]

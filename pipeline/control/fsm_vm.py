@@ -18,7 +18,7 @@ from pipeline.control.fsm_code import (ABS, ADD, ASSIGN_CLAMPED, ATAN, ATAN2, CL
 from pipeline.nrt import njit_no_refcounts
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _math1(op, x):
     """A one-argument `math` function and its error as CPython's math module reports it:
     a NaN from a non-NaN argument is a domain error, an infinity from a finite one a range
@@ -46,7 +46,7 @@ def _math1(op, x):
     return r, OK
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _pow(x, y):
     """math.pow: C's pow, with CPython's errors for finite arguments."""
     r = x ** y

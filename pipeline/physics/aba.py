@@ -27,7 +27,7 @@ from pipeline.physics.spatial import (add_force_to_parent, add_inertia_to_parent
                                       motion_to_child, rigid_inertia)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def body_bias_forces(tree, fext, w, out):
     """Rigid inertias into w.IA and out[i] = v_i x* I_i v_i - f_ext_i (body frame).
 
@@ -45,7 +45,7 @@ def body_bias_forces(tree, fext, w, out):
                                   + w.xrot[i, 2, k] * fext[i, 5])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def parent_acceleration(tree, gravity, w, a, i):
     """a[i] = X_i a_parent: the parent's acceleration seen in body i (world: -g)."""
     p = tree.parent[i]
@@ -58,7 +58,7 @@ def parent_acceleration(tree, gravity, w, a, i):
                             + w.E[i, k, 2] * gravity[2])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def bias_accelerations(tree, gravity, w, a0):
     """a0[i]: body i's spatial acceleration when the joint accelerations of the free
     joints are zero (the world's -g and the velocity products c carried outward), so

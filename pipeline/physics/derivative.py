@@ -98,7 +98,7 @@ def make_work(nb: int, nq: int, nv: int, ncstate: int, npoint: int, nevent: int 
                 motor_old=z(nv, np.int64), y_frame=z(n), motor_work=z(2), shapes=make_shape_scratch())
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def prescribed_accelerations(tree, w, qd, given, qdd):
     """qdd entries of prescribed joints (the ABA reads them); the others are overwritten.
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.kinematics import joint_pass
 
 EV_KIND, EV_INDEX, EV_COMP, EV_LEVEL, EV_SIGN, EV_ACTION = range(6)
@@ -24,7 +25,7 @@ BODY_POSITION, JOINT_POSITION = 0, 1
 STOP, RECORD = 0, 1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def event_values(tree, events, nq, y, w, g):
     """g[i] for every event at the state y (w: a kinematics workspace it may overwrite)."""
     if events.shape[0] == 0:
@@ -42,7 +43,7 @@ def event_values(tree, events, nq, y, w, g):
         g[i] = events[i, EV_SIGN] * (value - events[i, EV_LEVEL])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def first_crossing(g_old, g_new):
     """Index of an event whose g went from < 0 to >= 0, or -1."""
     for i in range(g_new.shape[0]):
@@ -51,7 +52,7 @@ def first_crossing(g_old, g_new):
     return -1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def bisect(lo, hi, crossed_at_mid):
     """One bisection step of a bracket [lo, hi] whose right end is past the event:
     returns the new (lo, hi) given whether the event had happened by the midpoint."""

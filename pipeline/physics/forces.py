@@ -17,13 +17,15 @@ import math
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
+
 # columns of the push table (Data.pushes, one row per active push)
 PUSH_BODY, PUSH_FX, PUSH_FY, PUSH_FZ, PUSH_NX, PUSH_NY, PUSH_NZ, PUSH_PX, PUSH_PY, PUSH_PZ, \
     PUSH_START, PUSH_END = range(12)
 PUSH_COLUMNS = 12
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def exp_spring_force(alpha, beta, delta):
     """Restoring force of corpus's exponential spring at displacement `delta` from its rest.
 
@@ -39,7 +41,7 @@ def exp_spring_force(alpha, beta, delta):
     return 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def joint_forces(forces, dof_qpos, q, qd, exp_rest, ctrl, tau):
     """tau[j] = every joint force element on DOF j (written, not accumulated)."""
     for j in range(tau.shape[0]):
@@ -59,7 +61,7 @@ def joint_forces(forces, dof_qpos, q, qd, exp_rest, ctrl, tau):
         tau[j] = f
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def push_forces(pushes, t, xpos, xrot, fext):
     """Add every push active at time t (start <= t < end) to fext (nb, 6), world axes,
     [torque about the body origin; force]. The force acts at `point` (body frame)."""

@@ -27,7 +27,7 @@ GAINED = 5  # and another: fail = [time, energy gained] (pipeline/physics/energy
 GAIN, FLOW = range(2)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def first_beyond(y, limits):
     for i in range(y.shape[0]):
         if not abs(y[i]) <= limits[i]:
@@ -35,7 +35,7 @@ def first_beyond(y, limits):
     return -1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def first_traced(frame0, every, phase):
     """The least k >= 1 with (frame0 + k) % every == phase, or -1 when every is 0."""
     if every <= 0:

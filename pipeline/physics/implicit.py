@@ -42,6 +42,7 @@ import math
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.aba import articulated_passes, bias_accelerations, body_bias_forces
 from pipeline.physics.contact.linearize import ground_point_derivatives
 from pipeline.physics.contact.points import point_velocity
@@ -49,7 +50,7 @@ from pipeline.physics.derivative import evaluate, prescribed_accelerations
 from pipeline.physics.kinematics import qdot, turn_free_velocities
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def joint_stiffness(forces, dof_qpos, q, exp_rest, K, C, Krest):
     """-dtau_j/dq_j (K), -dtau_j/dqd_j (C) and the exponential springs' stiffness with
     respect to their moving rest (Krest), per DOF, of the joint elements in
@@ -110,7 +111,7 @@ def add_contact_inertias(wk, n, h):
         _add_body_terms(w, wk.a0, b, A6, fw)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _add_point_inertia(A6, rx, ry, rz, P, V, h):
     """A6 += X^T A X with A = -(h V + h^2 P) (symmetric) and X = [-(r x) | 1]:
     [[(r x) A (r x)^T, (r x) A], [A (r x)^T, A]]."""
@@ -160,7 +161,7 @@ def _add_point_inertia(A6, rx, ry, rz, P, V, h):
     A6[5, 5] += a22
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _add_body_terms(w, a0, b, A6, fw):
     """Body b's summed contact inertia A6[0] (upper triangles of its diagonal blocks and
     the whole upper-right block, world axes) and wrench fw (world axes) into its ABA
@@ -197,7 +198,7 @@ def _add_body_terms(w, a0, b, A6, fw):
         w.pA[b, 3 + i] -= R[0, i] * fw[3] + R[1, i] * fw[4] + R[2, i] * fw[5]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def implicit_euler_step(st, lv, wk, t, h, y, cstate, ynew):
     """One linearly implicit Euler step (module doc). A system the articulated-body pass
     cannot solve gives NaN, which the step loop reports as an unstable run."""

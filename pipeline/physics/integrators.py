@@ -21,6 +21,7 @@ import math
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.derivative import evaluate
 from pipeline.physics.kinematics import qdot, turn_free_velocities
 from pipeline.physics.model import BALL, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
@@ -51,7 +52,7 @@ RKF_B4 = np.array([25 / 216, 0.0, 1408 / 2565, 2197 / 4104, -1 / 5, 0.0])
 RKF_E = RKF_B5 - RKF_B4
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def config_acceleration(tree, q, qd, qdd, out):
     """out (nq) = d^2 q / dt^2 for joint velocities qd and accelerations qdd.
 
@@ -95,7 +96,7 @@ def config_acceleration(tree, q, qd, qdd, out):
                 out[a + 2] = cz + qw * tz + qx * ty - qy * tx
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def euler_step(st, lv, wk, t, h, y, cstate, ynew, literal):
     """McKenna's Euler: qd += h qdd; q += h q' + h^2/2 q'' (literal Eq 11: see module doc)."""
     nq = st.nq
@@ -117,7 +118,7 @@ def euler_step(st, lv, wk, t, h, y, cstate, ynew, literal):
             ynew[i] = y[i] + h * k0[i] + 0.5 * h * h * wk.qacc[i]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def symplectic_euler_step(st, lv, wk, t, h, y, cstate, ynew):
     """Semi-implicit Euler: qd += h qdd (free joints' linear velocities turned exactly,
     `turn_free_velocities`), then q += h qdot(q, qd_new)."""
@@ -135,7 +136,7 @@ def symplectic_euler_step(st, lv, wk, t, h, y, cstate, ynew):
         ynew[i] = y[i] + h * qdot_new[i]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rk4_step(st, lv, wk, t, h, y, cstate, ynew):
     """Classic fourth-order Runge-Kutta."""
     n = y.shape[0]
@@ -151,14 +152,14 @@ def rk4_step(st, lv, wk, t, h, y, cstate, ynew):
         ynew[i] = y[i] + h / 6.0 * (k[0, i] + 2.0 * k[1, i] + 2.0 * k[2, i] + k[3, i])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rkf45_first_stage(st, lv, wk, t, ts, y, cstate):
     """k[0] = f(t, y): shared by every attempt from the same start (a retry reuses it);
     ts is a time strictly inside the step before the next switching event."""
     evaluate(st, lv, wk, t, ts, y, cstate, wk.cs_cand, wk.k[0])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rkf45_attempt(st, lv, wk, t, ts, h, y, atol, rtol, ynew):
     """One Fehlberg attempt of size h from (t, y), k[0] already evaluated.
 

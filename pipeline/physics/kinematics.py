@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.model import BALL, FREE, PRISMATIC, REVOLUTE, UNIVERSAL
 from pipeline.physics.spatial import (IDENTITY3, axis_angle_matrix, motion_to_child, mul33,
                                       quat_matrix)
@@ -56,7 +57,7 @@ def make_workspace(nb: int, nv: int) -> Workspace:
         u=z(nv), T6=z((6, 6)), W6=z((6, 6)), F2=z((2, 6)))
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _set_unit_columns(S, va, n, offset):
     """S rows va..va+n-1 = unit vectors e_{offset}, e_{offset+1}, ..."""
     for d in range(n):
@@ -64,7 +65,7 @@ def _set_unit_columns(S, va, n, offset):
             S[va + d, k] = 1.0 if k == offset + d else 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def joint_pass(tree, q, qd, w, with_velocity):
     """Outward pass: E, r, S, world pose and, if with_velocity, v and c (see module doc)."""
     nb = tree.parent.shape[0]
@@ -213,7 +214,7 @@ def unit_column(jt, d):
     return -1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def qdot(tree, q, qd, out):
     """out (nq,) = dq/dt for the state (q, qd): qd itself for scalar joints, quaternion
     rates 1/2 q (x) (0, w_body) for ball and free joints, and the world(parent)-frame
@@ -244,7 +245,7 @@ def qdot(tree, q, qd, out):
             _quat_rate(q, qa + 3, qd[va + 3], qd[va + 4], qd[va + 5], out)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def turn_free_velocities(tree, qd, h, qd_new):
     """After an Euler step qd_new = qd + h qdd, turn each free joint's linear velocity by
     the step's rotation exactly instead of along its tangent.
@@ -293,7 +294,7 @@ def _quat_rate(q, a, wx, wy, wz, out):
     out[a + 3] = 0.5 * (qw * wz + qx * wy - qy * wx)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def normalize_quaternions(tree, q):
     """Rescale the quaternion of every ball and free joint in q to unit length, in place."""
     nb = tree.parent.shape[0]

@@ -21,10 +21,12 @@ import math
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
+
 IDENTITY3 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def quat_matrix(w, x, y, z):
     """Rotation (parent <- body, row-major 9-tuple) of the quaternion (w, x, y, z); a
     quaternion that drifted off unit length still gives a proper rotation."""
@@ -34,7 +36,7 @@ def quat_matrix(w, x, y, z):
             s * (x * z - w * y), s * (y * z + w * x), 1.0 - s * (x * x + y * y))
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def axis_angle_matrix(x, y, z, angle):
     """Rotation by `angle` about the unit axis (x, y, z) (Rodrigues), row-major 9-tuple."""
     s = math.sin(angle)
@@ -45,7 +47,7 @@ def axis_angle_matrix(x, y, z, angle):
             t * x * z - s * y, t * y * z + s * x, c + t * z * z)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def mul33(a, b):
     """Product of two row-major 9-tuples."""
     return (a[0] * b[0] + a[1] * b[3] + a[2] * b[6], a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
@@ -91,7 +93,7 @@ def rot_to_quat(R, out):
     out[3] = z
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def motion_to_child(E, r, i, m, j, out, k):
     """out[k] = X_i m[j]: a parent-frame motion vector seen in body i."""
     dx = m[j, 3] - (r[i, 1] * m[j, 2] - r[i, 2] * m[j, 1])
@@ -103,7 +105,7 @@ def motion_to_child(E, r, i, m, j, out, k):
         out[k, 3 + a] = E[i, a, 0] * dx + E[i, a, 1] * dy + E[i, a, 2] * dz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def add_force_to_parent(E, r, i, f, j, out, k):
     """out[k] += X_i^T f[j]: a force on body i expressed at its parent's origin."""
     fx = E[i, 0, 0] * f[j, 3] + E[i, 1, 0] * f[j, 4] + E[i, 2, 0] * f[j, 5]
@@ -120,19 +122,19 @@ def add_force_to_parent(E, r, i, f, j, out, k):
     out[k, 5] += fz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _block(I, j, oi, oj):
     return (I[j, oi, oj], I[j, oi, oj + 1], I[j, oi, oj + 2],
             I[j, oi + 1, oj], I[j, oi + 1, oj + 1], I[j, oi + 1, oj + 2],
             I[j, oi + 2, oj], I[j, oi + 2, oj + 1], I[j, oi + 2, oj + 2])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _transpose(a):
     return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _skew_mul(rx, ry, rz, m):
     """(r x) M: column b is r x (column b of M)."""
     return (ry * m[6] - rz * m[3], ry * m[7] - rz * m[4], ry * m[8] - rz * m[5],
@@ -140,7 +142,7 @@ def _skew_mul(rx, ry, rz, m):
             rx * m[3] - ry * m[0], rx * m[4] - ry * m[1], rx * m[5] - ry * m[2])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _rotate_symmetric(e, I, j, o):
     """E^T M E for the symmetric 3x3 block M = I[j, o:o+3, o:o+3] (e = E row-major): the
     upper triangle computed, the lower mirrored."""
@@ -155,7 +157,7 @@ def _rotate_symmetric(e, I, j, o):
     return (r00, r01, r02, r01, r11, r12, r02, r12, r22)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def add_inertia_to_parent(E, r, i, I, j, out, k):
     """out[k] += X_i^T I[j] X_i for a symmetric spatial inertia given in body i's frame.
 
@@ -189,7 +191,7 @@ def add_inertia_to_parent(E, r, i, I, j, out, k):
                     out[k, b, a] += av
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rigid_inertia(mass, com, inertia, i, out, k):
     """out[k] = spatial inertia of body i about its origin: [[Ic + m cx cx^T, m cx],
     [m cx^T, m 1]] from mass[i], com[i] and the rotational inertia[i] about the COM."""
@@ -216,7 +218,7 @@ def rigid_inertia(mass, com, inertia, i, out, k):
             out[k, a, b] = m if a == b else 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def cross_force_inertia(I, i, v, j, out, k):
     """out[k] = v[j] x* (I[i] v[j]): the velocity-product (bias) force of a rigid body."""
     h = (I[i, 0, 0] * v[j, 0] + I[i, 0, 1] * v[j, 1] + I[i, 0, 2] * v[j, 2]
@@ -241,7 +243,7 @@ def cross_force_inertia(I, i, v, j, out, k):
     out[k, 5] = w0 * h[4] - w1 * h[3]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ldl_factor(A, n, out, k):
     """LDL^T factorisation of the symmetric positive definite A[:n, :n] (2-D) into
     out[k]: the unit lower factor L below the diagonal and 1/D on the diagonal."""
@@ -257,7 +259,7 @@ def ldl_factor(A, n, out, k):
             out[k, a, c] = v * out[k, c, c]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ldl_solve(F, k, n, x, xi):
     """x[xi, :n] <- D^-1 x[xi, :n] with D given by its factor F[k] (see ldl_factor)."""
     for a in range(n):

@@ -28,7 +28,7 @@ from pipeline.physics.events import (EV_ACTION, RECORD, bisect, event_values,
                                      first_crossing)
 from pipeline.physics.forces import PUSH_END, PUSH_START, exp_spring_force
 from pipeline.physics.kinematics import joint_pass, normalize_quaternions
-from pipeline.nrt import copy_into
+from pipeline.nrt import copy_into, njit_no_refcounts
 from pipeline.physics.spatial import rot_to_quat
 
 # advance() status codes
@@ -38,7 +38,7 @@ N_EVAL, N_ACCEPT, N_REJECT = range(3)
 _EVALS_PER_STEP = (1, 1, 1, 4, 6, 1)  # by method code (RKF45 counts its own)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def next_event(lv, t, limit, tol):
     """Earliest motor-program end or push start/end after t, or `limit` (the frame end or
     the nominal step end) when none comes first. Events within tol of limit are limit."""
@@ -57,7 +57,7 @@ def next_event(lv, t, limit, tol):
     return e
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def commit(st, lv, wk, t_new, tol, y, cstate):
     """Accept the candidate step in wk.ynew (see module doc)."""
     nq = st.nq
@@ -72,7 +72,7 @@ def commit(st, lv, wk, t_new, tol, y, cstate):
             lv.motor_active[j] = 0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def motor_work(lv, dof_qpos, nq, y0, y1, t_new, tol):
     """The work (J) of the motors moving exponential springs' rests over a step from y0 to
     y1 (a trapezoid in the spring's force; a program ending at t_new snaps to its target):
@@ -94,7 +94,7 @@ def motor_work(lv, dof_qpos, nq, y0, y1, t_new, tol):
     return work
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def first_nonfinite(y):
     for i in range(y.shape[0]):
         if not math.isfinite(y[i]):
@@ -102,7 +102,7 @@ def first_nonfinite(y):
     return -1
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def fixed_step(st, lv, wk, method, t, h, y, cstate):
     if method == RK4:
         rk4_step(st, lv, wk, t, h, y, cstate, wk.ynew)
@@ -114,7 +114,7 @@ def fixed_step(st, lv, wk, method, t, h, y, cstate):
         euler_step(st, lv, wk, t, h, y, cstate, wk.ynew, method == MCKENNA_EULER_LITERAL)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def save_step_start(lv, wk, y, cstate):
     copy_into(y, wk.y_old)
     copy_into(cstate, wk.cs_old)
@@ -122,7 +122,7 @@ def save_step_start(lv, wk, y, cstate):
     wk.motor_work[1] = wk.motor_work[0]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _restore_step_start(lv, wk, y, cstate):
     copy_into(wk.y_old, y)
     copy_into(wk.cs_old, cstate)
@@ -130,7 +130,7 @@ def _restore_step_start(lv, wk, y, cstate):
     wk.motor_work[0] = wk.motor_work[1]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def locate_event(st, lv, wk, method, events, t, tn, tol, y, cstate, counters):
     """The state has just crossed event `first_crossing(ev_old, ev_new)` over the step
     [t, tn] (y, cstate committed at tn; the start saved by `save_step_start`). Bisect the
@@ -155,7 +155,7 @@ def locate_event(st, lv, wk, method, events, t, tn, tol, y, cstate, counters):
     return hi
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def after_step(st, lv, wk, method, events, t, tn, tol, y, cstate, counters, ev_log, ev_count,
                fail):
     """Event handling after a committed step [t, tn]: returns the time the step now ends
@@ -182,7 +182,7 @@ def after_step(st, lv, wk, method, events, t, tn, tol, y, cstate, counters, ev_l
     return tn, stop
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def advance(st, lv, wk, method, t0, t1, h, atol, rtol, h_min, h_max, y, cstate,
             counters, hstate, fail, events, ev_log, ev_count):
     """Integrate y (and the non-integrated state) from t0 to t1; returns a status code.

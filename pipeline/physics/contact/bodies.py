@@ -11,6 +11,7 @@ import numpy as np
 
 from pipeline.collision.manifold import contact
 from pipeline.collision.narrow import make_work
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.laws import coulomb_scale, normal_force
 from pipeline.physics.contact.points import (apply_force, point_velocity, rotate, rotate_back,
@@ -84,7 +85,7 @@ def _point_in_box(contact, cs, i, k, xpos, xrot, vbody, fext):
     pair_point_force(cs, ba, bb, px, py, pz, nx, ny, nz, depth, xpos, xrot, vbody, fext)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def corner_collisions(contact, cs, xpos, xrot, vbody, fext):
     """corpus `collide`: every contact point of each named pair's bodies against the other
     body's collision boxes."""
@@ -121,7 +122,7 @@ def _within_reach(pair, reach, q, xpos):
     return dx * dx + dy * dy + dz * dz <= (reach[a] + reach[b]) ** 2
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _any_within_reach(pair, reach, xpos):
     for q in range(pair.shape[0]):
         if _within_reach(pair, reach, q, xpos):
@@ -146,7 +147,7 @@ def make_shape_scratch() -> ShapeScratch:
                         np.empty((3, 3)), np.empty((4, 4)))
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def shape_collisions(bs, cs, xpos, xrot, vbody, fext, scratch):
     """Every listed body pair whose bounding spheres meet: each pair of their shapes'
     contact manifold (up to four points), the collision law at every point."""

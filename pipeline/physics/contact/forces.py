@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.bodies import corner_collisions, shape_collisions
 from pipeline.physics.contact.laws import (coulomb_scale, exp_spring, normal_force, normal_stiffness,
@@ -49,7 +50,7 @@ class ContactArrays(NamedTuple):
     grid_top: np.ndarray  # (1,) max(grid_h): no surface point lies above ground z + this
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
     """Penetration of the sphere (c, rad) into the ground and the contact normal:
     (depth, nx, ny, nz); depth <= 0 when apart."""
@@ -64,7 +65,7 @@ def _ground_depth(grid_h, grid_geom, ground_z, cx, cy, cz, rad):
     return depth, nx, ny, nz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ground_point_force(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs, co):
     """Force (fx, fy, fz) on a contact point moving at v: normal push, friction and sticky
     spring. Its anchors start at cs[a] and their updates go to co; p (world) is the point
@@ -161,7 +162,7 @@ def body_clear_of_ground(group_body, group_reach, group_radius, sticky0, cs, xpo
     return clearance > margin
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ground_contact(point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, sticky, xpos,
                    xrot):
     """Contact point i of body b against the ground: (active, px, py, pz, depth, nx, ny,
@@ -175,7 +176,7 @@ def ground_contact(point_pos, point_radius, grid_h, grid_geom, cs, i, b, a, stic
     return active, cx - rad * nx, cy - rad * ny, cz - rad * nz, depth, nx, ny, nz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def material_point(cs, a, b, px, py, pz, xpos, xrot):
     """The point a round contact point's anchors are stretched to (`follow_material`): the
     material that touched when the step began, or p itself for a new contact. Corners need
@@ -187,7 +188,7 @@ def material_point(cs, a, b, px, py, pz, xpos, xrot):
     return xpos[b, 0] + rx, xpos[b, 1] + ry, xpos[b, 2] + rz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def follow_material(co, a, b, px, py, pz, sx, sy, sz, xpos, xrot):
     """Hand a round point's anchors on to the material touching at p now.
 
@@ -213,7 +214,7 @@ def follow_material(co, a, b, px, py, pz, sx, sy, sz, xpos, xrot):
                                               pz - xpos[b, 2])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _ground(contact, cs, co, xpos, xrot, vbody, fext):
     """Every contact point against the ground, skipping whole bodies clear of it."""
     top = cs[S.GROUND_Z] + contact.grid_top[0]
@@ -252,7 +253,7 @@ def _ground(contact, cs, co, xpos, xrot, vbody, fext):
                 apply_force(fext, b, xpos, px, py, pz, fx, fy, fz)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _attach(contact, cs, co, xpos, xrot, vbody, fext):
     """corpus `attach`: linear + exponential spring between two points, scaled by the
     restitution while it unloads, broken for good once stretched past the break length."""
@@ -285,7 +286,7 @@ def _attach(contact, cs, co, xpos, xrot, vbody, fext):
             apply_force(fext, b2, xpos, bx, by, bz, -fx, -fy, -fz)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def contact_forces(contact, t, cstate_in, cstate_out, xpos, xrot, vbody, fext, scratch):
     """Accumulate contact forces into fext (nb, 6): world axes, [torque about the body
     origin; force]. xpos (nb,3)/xrot (nb,3,3): body frames in the world; vbody (nb,6):

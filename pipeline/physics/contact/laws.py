@@ -7,14 +7,16 @@ import math
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 
-@numba.njit(cache=True)
+
+@njit_no_refcounts
 def exp_spring(alpha, beta, x):
     """corpus Eq 8: f = alpha (e^(beta x) - 1); x is the displacement from rest (>= 0 here)."""
     return alpha * math.expm1(beta * x)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def normal_force(depth, vn, k, b, krf, alpha, beta, e, max_depth, e_velocity):
     """Normal push of a penetrating point (corpus ground*/collision* constants).
 
@@ -32,7 +34,7 @@ def normal_force(depth, vn, k, b, krf, alpha, beta, e, max_depth, e_velocity):
     return f if f > 0.0 else 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def normal_stiffness(depth, k, alpha, beta, max_depth):
     """dF/d(depth) of the normal springs at `depth` (clamped like the force): the default
     stiffness of the friction-model-2 spring, so its tangential vibration is no faster
@@ -41,7 +43,7 @@ def normal_stiffness(depth, k, alpha, beta, max_depth):
     return k + alpha * beta * math.exp(beta * d)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def coulomb_scale(fn, mu, vt_norm, slip_velocity):
     """Magnitude factor s of Coulomb friction F_t = -s v_t (so |F_t| = mu fn when sliding).
 
@@ -54,7 +56,7 @@ def coulomb_scale(fn, mu, vt_norm, slip_velocity):
     return mu * fn / v
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def restitution_scale(e, speed, e_velocity):
     """corpus's damper replacement: a spring force is scaled by e while the spring unloads
     (`speed` > 0 is the unloading rate: separation, approach to an anchor). The scale ramps

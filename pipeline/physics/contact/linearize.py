@@ -19,13 +19,14 @@ import math
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 from pipeline.physics.contact import state as S
 from pipeline.physics.contact.forces import body_clear_of_ground, ground_contact, material_point
 from pipeline.physics.contact.laws import exp_spring, normal_stiffness, restitution_scale
 from pipeline.physics.contact.points import point_velocity
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ground_point_derivatives(contact, cs, xpos, xrot, vbody, body, point, dfdp, dfdv):
     """Fill body[m], point[m] (world contact point) and dfdp[m], dfdv[m] (3 x 3,
     [force component, coordinate]) for every active ground point, reduced to the part that
@@ -65,7 +66,7 @@ def ground_point_derivatives(contact, cs, xpos, xrot, vbody, body, point, dfdp, 
     return n
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ramp_slope(e, speed, e_velocity):
     """d restitution_scale / d speed, taking the ramp's slope at its start (speed 0)."""
     if 0.0 <= speed < e_velocity:
@@ -73,7 +74,7 @@ def ramp_slope(e, speed, e_velocity):
     return 0.0
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def ground_point_jacobian(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, cs, P, V, m):
     """P[m] <- dF/dp and V[m] <- dF/dv (3 x 3, [force component, coordinate]) of
     `ground_point_force` with the same arguments, moving p along the surface's plane (depth
@@ -115,7 +116,7 @@ def ground_point_jacobian(a, sticky, px, py, pz, depth, nx, ny, nz, vx, vy, vz, 
         _sticky_spring(a, px, py, pz, n, t, cs, P, V, m)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _anchor_friction(a, px, py, pz, n, t, depth, clamped, d, fn, dfn_dd, dfn_dvn, cs, P, V,
                      m):
     """Friction model 2: F = -f u, f = k2 |s| restitution(approach) capped at mu2 fn, with
@@ -158,7 +159,7 @@ def _anchor_friction(a, px, py, pz, n, t, depth, clamped, d, fn, dfn_dd, dfn_dvn
             V[m, r, k] -= u[r] * gv
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _coulomb_friction(n, t, fn, dfn_dd, dfn_dvn, cs, P, V, m):
     """Friction model 1: F = -c t with c = mu fn / max(|t|, slip velocity)."""
     vt = math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
@@ -177,7 +178,7 @@ def _coulomb_friction(n, t, fn, dfn_dd, dfn_dvn, cs, P, V, m):
                 V[m, r, k] += c / (vt * vt) * t[r] * t[k]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _sticky_spring(a, px, py, pz, n, t, cs, P, V, m):
     """The sticky anchor's exponential spring in the surface plane: F = f u, f =
     alpha (e^(beta |s|) - 1) restitution(rate), s the in-plane stretch to the anchor;
@@ -209,7 +210,7 @@ def _sticky_spring(a, px, py, pz, n, t, cs, P, V, m):
             V[m, r, k] += u[r] * spring * slope * u[k]
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def dissipative_part(D, nx, ny, nz):
     """D (3 x 3, dF/dp or dF/dv) <- the part that only ever resists: no coupling between
     the normal and the surface plane, symmetric, and -D positive semidefinite.
@@ -260,7 +261,7 @@ def dissipative_part(D, nx, ny, nz):
                         + b * (u3[r] * w3[k] + w3[r] * u3[k]))
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def _quad(D, ux, uy, uz, wx, wy, wz):
     """u^T D w"""
     return (ux * (D[0, 0] * wx + D[0, 1] * wy + D[0, 2] * wz)

@@ -2,8 +2,10 @@
 body frame's rotation, and a force at a point added to a body's wrench."""
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 
-@numba.njit(cache=True)
+
+@njit_no_refcounts
 def apply_force(fext, b, xpos, px, py, pz, fx, fy, fz):
     """Add force F at world point p to body b: torque about the body origin, then force."""
     rx, ry, rz = px - xpos[b, 0], py - xpos[b, 1], pz - xpos[b, 2]
@@ -15,7 +17,7 @@ def apply_force(fext, b, xpos, px, py, pz, fx, fy, fz):
     fext[b, 5] += fz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def world_point(b, r, xpos, xrot):
     """World position of the point r (body frame) of body b."""
     R = xrot[b]
@@ -24,21 +26,21 @@ def world_point(b, r, xpos, xrot):
             xpos[b, 2] + R[2, 0] * r[0] + R[2, 1] * r[1] + R[2, 2] * r[2])
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rotate(R, x, y, z):
     """R (x, y, z)."""
     return (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z, R[1, 0] * x + R[1, 1] * y + R[1, 2] * z,
             R[2, 0] * x + R[2, 1] * y + R[2, 2] * z)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def rotate_back(R, x, y, z):
     """R^T (x, y, z)."""
     return (R[0, 0] * x + R[1, 0] * y + R[2, 0] * z, R[0, 1] * x + R[1, 1] * y + R[2, 1] * z,
             R[0, 2] * x + R[1, 2] * y + R[2, 2] * z)
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def point_velocity(b, px, py, pz, xpos, xrot, vbody):
     """World velocity of the material point of body b at world position p (b = -1: 0)."""
     if b < 0:

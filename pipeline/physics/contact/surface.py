@@ -10,8 +10,10 @@ import math
 
 import numba
 
+from pipeline.nrt import njit_no_refcounts
 
-@numba.njit(cache=True)
+
+@njit_no_refcounts
 def grid_surface(h, x0, y0, dx, dy, x, y):
     """Height and unit upward normal of the triangle under (x, y): (z, nx, ny, nz)."""
     ny_, nx_ = h.shape
@@ -46,7 +48,7 @@ def grid_surface(h, x0, y0, dx, dy, x, y):
     return z, -gx / norm, -gy / norm, 1.0 / norm
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def surface(grid_h, grid_geom, ground_z, x, y):
     """Ground height and upward unit normal under (x, y): (z, nx, ny, nz).
 
@@ -60,7 +62,7 @@ def surface(grid_h, grid_geom, ground_z, x, y):
     return z + ground_z, nx, ny, nz
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def closest_on_triangle(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
     """The point of triangle abc closest to p (Ericson, Real-Time Collision Detection 5.1.5)."""
     abx, aby, abz = bx - ax, by - ay, bz - az
@@ -98,7 +100,7 @@ def closest_on_triangle(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
     return ax + abx * v + acx * w, ay + aby * v + acy * w, az + abz * v + acz * w
 
 
-@numba.njit(cache=True)
+@njit_no_refcounts
 def grid_sphere(h, x0, y0, dx, dy, cx, cy, cz, rad):
     """Deepest contact of a sphere whose centre is above the grid with the triangles under
     its footprint: (depth, nx, ny, nz), the normal pointing from the surface to the centre
