@@ -159,6 +159,21 @@ def test_sensor_velocities_are_the_derivative_of_poses():
     assert angle.shape == rate.shape == (1,)
 
 
+def test_sensor_kinematics_pass_is_what_the_body_sensors_read():
+    sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "pendulum5.yaml"))
+    sim.step(30)
+    s = sim.sensors
+    k = s.kinematics()
+    b = sim.body_index("link4")
+    pos, _ = s.body_pose("link4")
+    lin, ang = s.body_velocity("link4")
+    np.testing.assert_array_equal(k.xpos[b], pos)
+    np.testing.assert_allclose(k.xrot[b] @ k.v[b, :3], ang, atol=1e-12)  # body axes -> world
+    np.testing.assert_allclose(k.xrot[b] @ k.v[b, 3:], lin, atol=1e-12)
+    sim.step(1)
+    assert not np.array_equal(s.kinematics().xpos[b], pos)  # a new state, a new pass
+
+
 def test_fsm_drives_an_articulated_creature():
     sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "swing_fsm.yaml"))
     rec = sim.run(12, progress=False)

@@ -14,7 +14,6 @@ import numpy as np
 
 from pipeline.control.biped_pd import cross, mv
 from pipeline.errors import CorpusError
-from pipeline.physics.kinematics import joint_pass, make_workspace
 from pipeline.physics.model import BALL, REVOLUTE, UNIVERSAL
 
 SIDES = ("left", "right")
@@ -132,7 +131,7 @@ class Rig:
         self.mass = np.where(own, np.asarray(t.mass, float), 0.0)
         self.total_mass = float(self.mass.sum())
         self.parent = parent.astype(np.int64)
-        self.work = make_workspace(model.nbody, model.nv)
+        self.bodies = np.flatnonzero(own).astype(np.int64)
         self.nbody = model.nbody
         self.feet = np.array([self.idx[slot(s, p)] for s in (0, 1) for p in (FOOT, TOES)], np.int64)
         # the sole's extent about the ankle (the foot's box: heel and front along x, sides
@@ -188,21 +187,26 @@ class Frame:
         self.grf = np.zeros(2)
         self.touching = False
 
-    def update(self, q: np.ndarray, qd: np.ndarray, wrench: np.ndarray) -> Frame:
+    def update(self, sensors) -> Frame:
+        """This frame's state from the sensor API's kinematics and contact wrenches (computed
+        once per state for every controller: a crowd's controllers each redoing the whole
+        model's kinematics made the 16-biped scene's cost grow with the square of the crowd)."""
         rig = self.rig
-        self.touching = biped_kinematics(rig.tree, q, qd, rig.work, rig.mass, wrench, rig.feet, rig.others,
-                                         self.R, self.x, self.omega, self.body_com, self.com_state, self.grf)
+        wrench = sensors.contact_wrenches()
+        self.touching = biped_kinematics(rig.tree, sensors.kinematics(), rig.mass, rig.bodies, wrench,
+                                         rig.feet, rig.others, self.R, self.x, self.omega,
+                                         self.body_com, self.com_state, self.grf)
         return self
 
 
 @numba.njit(cache=True)
-def biped_kinematics(tree, q, qd, work, mass, wrench, feet, others, R, x, omega, body_com, com_state, grf):
-    """Fill a Frame's arrays; True when a body other than the feet and toes touches the
-    ground."""
-    joint_pass(tree, q, qd, work, True)
+def biped_kinematics(tree, work, mass, bodies, wrench, feet, others, R, x, omega, body_com, com_state,
+                     grf):
+    """Fill a Frame's arrays for the creature's bodies from a kinematics pass's `work`;
+    True when a body other than the feet and toes touches the ground."""
     total = 0.0
     com_state[:] = 0.0
-    for b in range(mass.shape[0]):
+    for b in bodies:
         R[b] = work.xrot[b]
         x[b] = work.xpos[b]
         omega[b] = mv(R[b], work.v[b, :3])

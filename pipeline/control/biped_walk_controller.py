@@ -145,7 +145,7 @@ class BipedWalk:
     # ------------------------------------------------------------------ per frame
     def __call__(self, sim, t: float) -> None:
         rig, d, m, st = self.rig, sim.data, self.machine, self.st
-        f = self.frame.update(d.q, d.qd, sim.sensors.contact_wrenches())
+        f = self.frame.update(sim.sensors)
         if f.touching or f.x[rig.idx[PELVIS], 2] < 0.5 * self.h0:
             self.fell = True
         self._slew_heading()
@@ -291,7 +291,7 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
         rig = Rig(sim, gains, float(params["kp_scale"]), float(params["reference_mass"]), creature or "")
     except CorpusError as err:
         raise CorpusError(located(err.problems[0].message, ref.where)) from None
-    f = Frame(rig).update(sim.data.q, sim.data.qd, sim.sensors.contact_wrenches())
+    f = Frame(rig).update(sim.sensors)
     pelvis = rig.b("pelvis")
     heading0 = heading_of(f.R[pelvis])
     params["heading"] = float(params["heading"])

@@ -7,6 +7,7 @@
     joint(name)          -> (angle (n,), rate (n,))              per DOF of the joint named like its body
     joint_force(name)    -> (n,)                                 the joint's force elements now
     ground(x, y)         -> (height, normal (3,))                the ground surface under a point
+    kinematics()         -> the whole kinematics pass (xpos, xrot, v of every body; articulated only)
 
 Values are of the current state (a frame boundary, where controllers run). Kinematics and
 contact are evaluated at most once per state: the caches are keyed by the state vectors, so
@@ -59,6 +60,12 @@ class Sensors:
         quat = np.zeros(4)
         rot_to_quat(w.xrot[b], quat)
         return w.xpos[b].copy(), quat
+
+    def kinematics(self):
+        """The kinematics pass of the current state, for controllers that read every body:
+        `xpos` (nb, 3), `xrot` (nb, 3, 3), `v` (nb, 6) body-axes [w; v]. Shared: read it,
+        never write it."""
+        return self._state()
 
     def body_velocity(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         w = self._state()
