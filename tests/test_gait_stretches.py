@@ -1,7 +1,7 @@
 """The gait controller lets the step loop run the frames between its transitions in one kernel
 call (GaitStep.quiet_frames / skip): a run records the same to the bit as one that calls the
 controller at every frame start, through gait starts, steps, stances, program timers, a
-speed ramp and record_every not dividing the stretches."""
+speed ramp, record_every not dividing the stretches and a stop event inside a stretch."""
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +14,10 @@ from pipeline.control.gait import GaitStep
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def roach_scene(duration: float, record_every: int, timeline: list) -> dict:
+def roach_scene(duration: float, record_every: int, timeline: list, events: list) -> dict:
     doc = yaml.safe_load((ROOT / "scenes/roach_tripod.yaml").read_text())
     doc["timeline"] = timeline
+    doc["events"] = events
     doc["simulation"].update(duration=duration, record_every=record_every)
     return doc
 
@@ -35,18 +36,26 @@ def run(doc, monkeypatch, calls):
         monkeypatch.setattr(GaitStep, "__call__", original)
 
 
-@pytest.mark.parametrize("record_every, timeline", [
-    (20, [{"at": 0.05, "do": {"gait": {"go": True}}}]),
-    (3, [{"at": 0.05, "do": {"gait": {"go": True}}},
-         {"at": 0.12, "do": {"gait": {"speed": 1.6, "time": 0.05}}}]),  # a ramp: frame by frame
+GO = {"at": 0.05, "do": {"gait": {"go": True}}}
+# the abdomen passes x = 8 mm at about 0.22 s, inside a stretch
+FAR = {"name": "far", "when": {"body": "abdomen", "quantity": "x", "above": 0.008}, "do": "stop"}
+
+
+@pytest.mark.parametrize("record_every, timeline, events", [
+    (20, [GO], []),
+    (3, [GO, {"at": 0.12, "do": {"gait": {"speed": 1.6, "time": 0.05}}}], []),  # a ramp: frame by frame
+    (3, [GO], [FAR]),
 ])
-def test_stretches_record_what_frame_by_frame_records(monkeypatch, record_every, timeline):
-    doc = roach_scene(0.3, record_every, timeline)
+def test_stretches_record_what_frame_by_frame_records(monkeypatch, record_every, timeline, events):
+    doc = roach_scene(0.3, record_every, timeline, events)
     stretched_calls, frame_calls = [], []
     stretched = run(doc, monkeypatch, stretched_calls)
     monkeypatch.setattr(GaitStep, "quiet_frames", lambda self, sim, most: 1)
     by_frame = run(doc, monkeypatch, frame_calls)
     frames = int(round(0.3 * 2400))
+    if events:
+        frames = int(by_frame.time[-1] * 2400) + 1  # the frame the stop ends counts as done
+        assert 0.15 < by_frame.time[-1] < 0.28 and stretched.time[-1] == by_frame.time[-1]
     assert len(frame_calls) == frames + 1  # every frame start and the end's
     assert len(stretched_calls) < frames / 3  # the stretches skipped most starts
     np.testing.assert_array_equal(stretched.time, by_frame.time)
