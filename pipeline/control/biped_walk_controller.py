@@ -45,6 +45,7 @@ DEFAULTS = {
     "ipm_gain": 1.1,         # sagittal IPM gain, the released code's (1.0: falls within 4 s at 1 m/s)
     "ipm_gain_coronal": 1.0,  # coronal IPM gain (the released code: 1.3)
     "max_step": 0.6,         # step clamp, fraction of the leg length (thesis: 0.6 L)
+    "runaway_step": 0.7,     # a runaway step ends with the swing foot this far ahead (leg lengths; 0: never)
     "k_v": 350.0,            # sagittal virtual-force gain, N s/m
     "coronal_kp": 20.0,      # coronal COM PD, per kg (released code)
     "coronal_kd": 9.0,
@@ -79,6 +80,8 @@ DEFAULTS = {
 # from the command, V_d is clamped to TURN_SPEED, or TURN_SPEED_SHARP for turns over SHARP_TURN
 BIG_TURN, TURN_DONE, SHARP_TURN = 1.0, 0.2, 2.5
 TURN_SPEED, TURN_SPEED_SHARP = (-0.5, 0.6), (-0.2, 0.3)
+# the COM runs away (the TurnController's test): faster than RUNAWAY x V_d and RUNAWAY_SPEED
+RUNAWAY, RUNAWAY_SPEED = 1.5, 0.5
 COMMAND_KEYS = ("mode", "speed", "heading", "step_time", "step_height", "step_width", "lean",
                 "knee_bend", "alpha")
 
@@ -158,6 +161,8 @@ class BipedWalk:
         self.speed += max(-dv, min(dv, self.p["speed"] - self.speed)) if self.walking else -self.speed
         self.par[SPEED] = min(max(self.speed, lo), hi) if turning else self.speed
         if self.walking:
+            if self._runaway(f):
+                m.phase = 1.0  # the step ends now
             if m.advance(self.dt, self.p["step_time"], f.grf[SIDES.index(m.swing)]):
                 self._foot_strike(f, t)
         elif self.p["mode"] == "walk":
@@ -200,6 +205,27 @@ class BipedWalk:
         turn = max(-step, min(step, err))
         self.heading += turn
         self.st[HEADING_RATE] = turn / self.dt
+
+    def _runaway(self, f: Frame) -> bool:
+        """End the step early when the COM runs away with the swing foot already far ahead:
+        the released code's BehaviourController::shouldAbort (past phi = 0.2, the swing foot
+        0.6 m ahead of the stance foot, about 0.7 of BipV3's leg, while the COM moves
+        forwards faster than 0.2 m/s), taken only while the COM runs away as its TurnController judges it
+        (faster than 1.5 V_d and 0.5 m/s), so a long stride at speed keeps its step. Pushed
+        from behind late in a step, the swing foot landed short and the COM vaulted over it
+        at 2 m/s; waiting for that foot's strike, the next landed with the pelvis dropped
+        to 0.66 m and a knee bent 1.6 rad, whose straightening threw the biped off the
+        ground (docs/biped.md, W4)."""
+        m, rig = self.machine, self.rig
+        if self.p["runaway_step"] <= 0.0 or m.phase <= 0.2:
+            return False
+        v = float(np.linalg.norm(f.com_vel[:2]))
+        if v <= max(RUNAWAY * abs(self.par[SPEED]), RUNAWAY_SPEED):
+            return False
+        s = SIDES.index(m.swing)
+        fwd = rot_z(self.heading)[:, 0]
+        ahead = float((self._foot(f, m.swing) - self._foot(f, m.stance)) @ fwd)
+        return ahead > self.p["runaway_step"] * (rig.thigh[s] + rig.shin[s]) and float(f.com_vel @ fwd) > 0.2
 
     def _foot(self, f: Frame, side: str) -> np.ndarray:
         return f.x[self.rig.idx[slot(SIDES.index(side), FOOT)]]
