@@ -4,7 +4,7 @@ docs/biped.md describes it; the digest is ../shared/research/seed-002-coros.md ย
 
 Each frame, in the released code's order (digest ยง3.2.5):
  1. state: world kinematics, COM, the feet's vertical ground forces; the stance machine
-    (a step ends at swing-foot strike or phi >= 1);
+    (a step ends at swing-foot strike or phi >= 1, or early when the COM runs away);
  2. targets: the motion generator (zero gait plus style: lean ratios over the back and neck,
     stance-knee bend), CCF-relative ankles and back, parent-relative arms, knees and toes;
     the swing ankle's Cartesian path toward the inverted-pendulum foot placement and its
@@ -208,14 +208,14 @@ class BipedWalk:
 
     def _runaway(self, f: Frame) -> bool:
         """End the step early when the COM runs away with the swing foot already far ahead:
-        the released code's BehaviourController::shouldAbort (past phi = 0.2, the swing foot
-        0.6 m ahead of the stance foot, about 0.7 of BipV3's leg, while the COM moves
-        forwards faster than 0.2 m/s), taken only while the COM runs away as its TurnController judges it
-        (faster than 1.5 V_d and 0.5 m/s), so a long stride at speed keeps its step. Pushed
-        from behind late in a step, the swing foot landed short and the COM vaulted over it
-        at 2 m/s; waiting for that foot's strike, the next landed with the pelvis dropped
-        to 0.66 m and a knee bent 1.6 rad, whose straightening threw the biped off the
-        ground (docs/biped.md, W4)."""
+        the released code's BehaviourController::shouldAbort (past phi = 0.2, the swing
+        foot 0.6 m ahead of the stance foot, about 0.7 of BipV3's leg, while the COM moves
+        forwards faster than 0.2 m/s), taken only while the COM runs away as its
+        TurnController judges it (faster than 1.5 V_d and 0.5 m/s), so a long stride at
+        speed keeps its step. Pushed from behind late in a step, the swing foot landed
+        short and the COM vaulted over it at 2 m/s; waiting for the next foot's strike, it
+        landed with the pelvis dropped to 0.66 m and the knee bent 1.6 rad, whose
+        straightening threw the biped off the ground (docs/biped.md, W4)."""
         m, rig = self.machine, self.rig
         if self.p["runaway_step"] <= 0.0 or m.phase <= 0.2:
             return False
