@@ -1,9 +1,9 @@
 """The implicit step's ground-contact derivatives (pipeline.physics.contact.linearize) against
 differences of the contact law itself: Richardson-extrapolated central differences inside
 every regime of every law (no contact, pushing, separating on the restitution ramp, depth
-past the clamp, friction model 2 sticking and slipping, Coulomb friction sliding and on its
-low-speed ramp, sticky anchors within and beyond their break stretch, a tilted terrain
-facet), and one-sided differences at the kinks between regimes, on the side the state is on.
+past the clamp, friction model 2 sticking and slipping, Coulomb friction sliding (but for the
+damper the step takes along the slip) and on its low-speed ramp, sticky anchors within and
+beyond their break stretch, a tilted terrain facet), and one-sided differences at the kinks between regimes, on the side the state is on.
 
 Position probes move the point along the surface's plane as the contact stage would (depth
 changes by -n.dp, the normal stays)."""
@@ -157,8 +157,19 @@ def test_coulomb_friction(vt, n):
         P, V = point.jacobian()
         _, Vd = differences(point, 1e-7, 1e-6)
         np.testing.assert_allclose(V, Vd, rtol=1e-9, atol=1e-9 * np.abs(Vd).max())
-    else:
+    elif vt < 1e-4:  # on the ramp the law is a damper: its exact slope
         assert_matches(point, 1e-7, min(vt, abs(vt - 1e-4)) * 1e-2, rtol=1e-7)
+    else:  # sliding: the exact slope, except along the slip, where the law's is 0 and the
+        # step takes the damper of the same force, mu fn / |v_t| (a sliding point then
+        # slows to the ramp instead of overshooting through zero, test_contact_sim.py)
+        P, V = point.jacobian()
+        Pd, Vd = differences(point, 1e-7, vt * 1e-2)
+        vt_vec = v - (v @ n) * n
+        u = vt_vec / np.linalg.norm(vt_vec)
+        fn = point.force() @ n
+        Vd -= COULOMB[S.MU] * fn / vt * np.outer(u, u)
+        assert np.abs(P - Pd).max() <= 1e-7 * np.abs(Pd).max()
+        assert np.abs(V - Vd).max() <= 1e-7 * np.abs(Vd).max()
 
 
 @pytest.mark.parametrize("depth", [2e-4, -3e-4])  # pushing or lifted inside the break stretch

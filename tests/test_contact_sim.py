@@ -59,6 +59,32 @@ def test_b4_sliding_cube_stops_after_the_coulomb_distance():
     assert np.sqrt(np.mean(vx[after] ** 2)) < 1e-6  # stick-phase chatter stays bounded
 
 
+def test_implicit_step_stops_a_sliding_cube_far_narrower_than_its_ramp():
+    """B4 with the roach's implicit step and a Coulomb ramp 1000 times narrower than the
+    speed friction takes off the cube in one 10 us step (mu g h = 6.9e-5 m/s against
+    1e-7 m/s): the regime of the roach's feet, where a 0.1 mg foot carries mN and one step
+    of friction is worth 1.3 m/s against the bundled 1e-4 m/s ramp. The step linearises
+    sliding friction as a damper of its own strength (mu F_n / |v_t|), so the cube stops
+    without passing through zero; with the law's exact slope (none along the slip) a
+    stopping point overshot every step and chattered, and the roach's loaded feet slid at
+    0.3 m/s in stance (docs/roach.md, D4)."""
+    v0 = 0.1
+    sim = simulation([free_body("cube", "box", CUBE, [0, 0, 0.005 - REST_DEPTH], v=[v0, 0, 0])],
+                     env=env(slip_velocity=1e-7), duration=0.03, h=1e-5,
+                     integrator="implicit_euler")
+    rec = sim.run(progress=False)
+    x = rec.body_pos[:, 0, 0]
+    assert x[-1] == pytest.approx(v0 ** 2 / (2 * 0.7 * G), rel=0.01)  # 7.29e-4 m
+    # the bottom corners' horizontal velocity: v + w x r in the body's (level) frame
+    v, w = rec.qd[:, :3], rec.qd[:, 3:6]
+    corners = np.array([[sx, sy, -0.005] for sx in (-0.005, 0.005) for sy in (-0.005, 0.005)])
+    slip = v[:, None, :2] + np.cross(w[:, None, :], corners[None])[:, :, :2]
+    stop = v0 / (0.7 * G)  # 14.6 ms
+    assert rec.time[np.argmax(slip[:, 0, 0] < 1e-6)] == pytest.approx(stop, rel=0.05)
+    assert slip[:, :, 0].min() > -1e-7  # never slides back
+    assert np.abs(slip[rec.time > stop + 0.002]).max() < 1e-6  # stopped, no chatter
+
+
 SLOPE = {"gravity": 9.8, "material": FLAT_ENV["material"]}
 
 

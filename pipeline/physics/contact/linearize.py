@@ -5,7 +5,8 @@ derivatives of its force with respect to the point's position and velocity, dF/d
 dF/dv, differentiated by hand from `ground_point_force` (`ground_point_jacobian`): the
 normal push of the linear and exponential springs with their damping, the restitution ramp
 and the depth clamp; friction model 2's anchor spring, sticking or slipping at its cap;
-Coulomb friction with its low-speed ramp; the sticky anchors' in-plane springs. As the
+Coulomb friction with its low-speed ramp (along a slip the damper of the same force, not
+the law's zero slope: `_coulomb_friction`); the sticky anchors' in-plane springs. As the
 contact stage moves a point, its depth changes by -n.dp and the surface normal n stays
 (a probe across a terrain facet would give the other facet's normal: no derivative there).
 Anchors the law would place at the point itself (a new contact) move with it and resist
@@ -161,7 +162,16 @@ def _anchor_friction(a, px, py, pz, n, t, depth, clamped, d, fn, dfn_dd, dfn_dvn
 
 @njit_no_refcounts
 def _coulomb_friction(n, t, fn, dfn_dd, dfn_dvn, cs, P, V, m):
-    """Friction model 1: F = -c t with c = mu fn / max(|t|, slip velocity)."""
+    """Friction model 1: F = -c t with c = mu fn / max(|t|, slip velocity), differentiated
+    with c held: exact on the ramp and across the slip, but along a slip the law's slope
+    is 0 and this takes -c, the damper that gives the same force.
+
+    With the exact 0 a step treats sliding friction as a constant force, which carries a
+    stopping point through zero to the other side's full force: one 10 us step of a
+    roach's 0.1 mg foot carrying mN is worth ~1 m/s against the 1e-4 m/s ramp, so loaded
+    feet chattered at 0.3 m/s in stance and the run gained energy (docs/roach.md, D4).
+    The damper's step, v' = v / (1 + h c / m), slows it onto the ramp without reversing
+    it; sliding on, it lags the constant deceleration a by (h a)^2 / v a step."""
     vt = math.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2])
     mu, slip = cs[S.MU], cs[S.SLIP_V]
     if vt <= 0.0 and slip <= 0.0:  # corpus's literal law: no derivative at rest
@@ -174,8 +184,6 @@ def _coulomb_friction(n, t, fn, dfn_dd, dfn_dvn, cs, P, V, m):
             plane = (1.0 if r == k else 0.0) - n[r] * n[k]
             P[m, r, k] += t[r] * (mu / vv) * dfn_dd * n[k]
             V[m, r, k] -= c * plane + t[r] * (mu / vv) * dfn_dvn * n[k]
-            if not ramp:
-                V[m, r, k] += c / (vt * vt) * t[r] * t[k]
 
 
 @njit_no_refcounts
