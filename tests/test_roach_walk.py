@@ -65,6 +65,18 @@ def sticky():
     return run("roach_sticky.yaml", WINDOW[1])
 
 
+@pytest.fixture(scope="module")
+def tripod_coulomb():
+    """roach_tripod under corpus's own sliding law (`groundfric 0.7`, friction model 1)
+    instead of the bundled capped anchor spring (docs/roach.md, D4)."""
+    coulomb = {"use": "../environments/flat.yaml",
+               "with": {"material": {"friction_model": "coulomb"}}}
+    spec = pipeline.load({"scene": "roach_tripod_coulomb", "use": "roach_tripod.yaml",
+                          "environment": coulomb}, base_dir=ROOT / "scenes")
+    sim = pipeline.compile(spec)
+    return sim, sim.run(duration=WINDOW[1], progress=False)
+
+
 def test_d2_drop_and_stand():
     sim, rec = run("roach_drop.yaml", 1.5)
     assert np.all(np.isfinite(rec.q))
@@ -112,10 +124,18 @@ def test_d4_sticky_feet_faster_than_sliding(tripod, sticky):
     assert net_speed(rec) >= 1.15 * net_speed(tripod[1])  # thesis: 1.45 times
 
 
-@pytest.mark.parametrize("scene", ["tripod", "sticky"])
+def test_d3_tripod_under_coulomb_friction(tripod_coulomb):
+    """Under the thesis's sliding law the tripod walks as under the anchor spring: its
+    loaded feet hold (it turned -179 deg while the implicit step let them chatter)."""
+    _, rec = tripod_coulomb
+    assert 0.035 <= net_speed(rec) <= 0.075
+
+
+@pytest.mark.parametrize("scene", ["tripod", "sticky", "tripod_coulomb"])
 def test_d5_walks_straight(scene, request):
     """A wiggle within a cycle, no turn: the heading changes by at most 15 deg over the
-    window (it was -150 deg before the tarsal stops, docs/roach.md)."""
+    window (it was -150 deg before the tarsal stops, docs/roach.md; under Coulomb friction
+    -179 deg before the implicit step took sliding friction as a damper)."""
     _, rec = request.getfixturevalue(scene)
     assert abs(heading_change_deg(rec, *WINDOW)) <= 15.0
 
