@@ -2,7 +2,7 @@
 figure docs/img/roach_load.png and its numbers.
 
     .venv/bin/python benchmarks/roach_load.py [-o docs/img/roach_load.png] [--duration 2.5]
-        [--scene roach_tripod --scene roach_sticky ...]
+        [--scene roach_tripod --scene roach_sticky ...] [--friction coulomb]
 
 Runs each scene with the contact wrench of every body recorded each frame
 (`pipeline.simulate.sensors:record_contact_forces`) and reports, over steady walking
@@ -39,9 +39,14 @@ STANCE = 0.05  # s, a tripod stance
 TOUCH = 3e-5  # m: a corner this close to the ground carries load (the ground spring's depth is ~1 um)
 
 
-def run(scene: str, duration: float):
+def run(scene: str, duration: float, friction: str | None = None):
+    """The scene with contact forces recorded; `friction` replaces its ground's friction
+    model (`coulomb`: corpus's sliding law)."""
     doc = {"scene": "roach_load", "use": f"scenes/{scene}.yaml",
            "simulation": {"record_every": 4}}
+    if friction:
+        doc["environment"] = {"use": "environments/flat.yaml",
+                              "with": {"material": {**_sticky(scene), "friction_model": friction}}}
     recorder = {"python": "pipeline.simulate.sensors:record_contact_forces"}
     spec = pipeline.load({**doc, "controllers": [*_controllers(scene), recorder]}, base_dir=ROOT)
     sim = pipeline.compile(spec)
@@ -60,6 +65,15 @@ def _controllers(scene: str) -> list:
             return [dict(c, use=f"creatures/{Path(c['use']).name}") if "use" in c else c
                     for c in doc["controllers"]]
         path = path.parent / doc["use"]
+
+
+def _sticky(scene: str) -> dict:
+    """The scene's own sticky-foot material, kept when the friction model is replaced."""
+    import yaml
+
+    env = yaml.safe_load((ROOT / "scenes" / f"{scene}.yaml").read_text()).get("environment")
+    material = env.get("with", {}).get("material", {}) if isinstance(env, dict) else {}
+    return {"sticky": material["sticky"]} if "sticky" in material else {}
 
 
 def box_corners(model, body: int) -> np.ndarray:
@@ -117,10 +131,12 @@ def main() -> None:
     ap.add_argument("-o", "--out", default=str(ROOT / "docs/img/roach_load.png"))
     ap.add_argument("--duration", type=float, default=2.5)
     ap.add_argument("--scene", action="append", help="scenes/<name>.yaml (repeatable)")
+    ap.add_argument("--friction", choices=("spring", "coulomb"),
+                    help="replace the scenes' ground friction model (on flat ground)")
     args = ap.parse_args()
     results = {}
     for scene in args.scene or ["roach_tripod", "roach_sticky"]:
-        res = results[scene] = analyse(*run(scene, args.duration))
+        res = results[scene] = analyse(*run(scene, args.duration, args.friction))
         print(f"{scene}: net {100 * res['net']:.2f} cm/s, turn {res['turn']:+.1f} deg, COM "
               f"{100 * res['com_ahead_middle']:+.2f} cm ahead of the middle feet, "
               f"{100 * res['com_ahead_hind']:+.2f} cm ahead of the hind feet")
