@@ -53,6 +53,19 @@ def default_out_dir(scene) -> Path:
     return OUTPUT_ROOT / scene.name
 
 
+@dataclass
+class PreparedRun:
+    """A job checked and ready to simulate: its scene, where its outputs go, what it reads."""
+    scene: object
+    shown: Path  # the run directory as the user named it
+    out_dir: Path  # ... absolute
+    inputs: dict
+    options: dict
+    duration: float | None
+    timings: dict
+    extra_manifest: dict
+
+
 def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_options: dict | None = None,
               duration: float | None = None, quiet: bool = False, allow_outside: bool = False,
               extra_manifest: dict | None = None, base_dir: str | os.PathLike | None = None) -> RunResult:
@@ -64,68 +77,85 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
     """
     import pipeline
     from pipeline.compile_watch import announced
-    from pipeline.export import export_run
+
+    run = prepare_run(source, out_dir, export_options=export_options, duration=duration, quiet=quiet,
+                      allow_outside=allow_outside, extra_manifest=extra_manifest, base_dir=base_dir)
+    with staging_folder(run.out_dir, "the run directory") as stage, announced(quiet) as kernels:
+        sim = timed(run.timings, "compile_s", kernels, lambda: pipeline.compile(run.scene))
+        raise_if_interrupted()  # numba may have swallowed it while loading the kernels
+        recording = timed(run.timings, "simulate_s", kernels,
+                          lambda: sim.run(duration=duration, progress=None if not quiet else False))
+        recording.save(stage / TRAJECTORY)
+        return publish_run(run, sim, recording, kernels, stage)
+
+
+def prepare_run(source, out_dir=None, *, export_options=None, duration=None, quiet=False, allow_outside=False,
+                extra_manifest=None, base_dir=None) -> PreparedRun:
+    """run_scene's checks before it compiles: the scene loaded, the run directory, the
+    duration and the export options (a bad one fails now, not after a long simulation)."""
     from pipeline.export.options import resolve_options
     from pipeline.export.resample import frame_count
     from pipeline.spec.resolve import load_scene
 
-    timings = {}
     t0 = time.perf_counter()
     scene = source if hasattr(source, "simulation") else load_scene(source, allow_outside=allow_outside,
                                                                     base_dir=base_dir)
-    timings["load_s"] = time.perf_counter() - t0
-
+    timings = {"load_s": time.perf_counter() - t0}
     shown = Path(out_dir) if out_dir is not None else default_out_dir(scene)
     check_out_dir(shown)
-    # every path is fixed before user code runs: a controller may change the working directory
-    out_dir = shown.absolute()
-    inputs = {str(p): file_sha256(p) for p in scene.files}
     if duration is not None:
         check_duration(duration, scene.simulation)
     options = {**scene.outputs, **(export_options or {}), "quiet": quiet}
-    # a bad option or too many output frames fails now, not after a long simulation
-    opts = resolve_options(options)
-    frame_count(opts.sample_rate, scene.simulation.duration if duration is None else duration,
+    frame_count(resolve_options(options).sample_rate,
+                scene.simulation.duration if duration is None else duration,
                 "--fps" if "fps" in (export_options or {}) else "outputs.fps")
-    with staging_folder(out_dir, "the run directory") as stage, announced(quiet) as kernels:
-        def timed(phase: str, work):
-            """work(), its wall time less numba's compiling, which is reported apart."""
-            t, compiling = time.perf_counter(), kernels.seconds
-            result = work()
-            timings[phase] = time.perf_counter() - t - (kernels.seconds - compiling)
-            return result
-
-        sim = timed("compile_s", lambda: pipeline.compile(scene))
-        raise_if_interrupted()  # numba may have swallowed it while loading the kernels
-        recording = timed("simulate_s", lambda: sim.run(duration=duration, progress=None if not quiet else False))
-
-        atomic_write_text(stage / "scene.json", json.dumps(scene.source, indent=1, sort_keys=True))
-        recording.save(stage / "trajectory.npz")
-        timed("export_s", lambda: export_run(recording, sim.model, scene, stage, options))
-        timings["kernel_compile_s"] = kernels.seconds
-
-        from pipeline.simulate.metrics import scene_metrics
-
-        manifest = {
-            "scene": scene.name,
-            "seed": scene.simulation.seed,
-            "dt": sim.dt,
-            "simulated_time_s": float(recording.time[-1]) if len(recording.time) else 0.0,
-            "inputs": inputs,
-            "versions": versions(),
-            "timings": {k: round(v, 4) for k, v in timings.items()},
-            "stats": sim.stats() if hasattr(sim, "stats") else {},
-            "metrics": scene_metrics(recording, sim.model),
-            "files": sorted(p.name for p in stage.iterdir()),
-            **(extra_manifest or {}),
-        }
-        raise_if_interrupted()  # an interrupt a library swallowed must not publish
-        _publish(stage, out_dir, manifest)
-    files = [out_dir / name for name in manifest["files"]] + [out_dir / "manifest.json"]
-    return RunResult(out_dir=shown, manifest=manifest, files=files)
+    # every path is fixed before user code runs: a controller may change the working directory
+    return PreparedRun(scene=scene, shown=shown, out_dir=shown.absolute(),
+                       inputs={str(p): file_sha256(p) for p in scene.files}, options=options,
+                       duration=duration, timings=timings, extra_manifest=dict(extra_manifest or {}))
 
 
-RUN_FILES = ("manifest.json", "scene.json", "trajectory.npz")
+def timed(timings: dict, phase: str, kernels, work):
+    """work(), its wall time less numba's compiling (`kernels`, compile_watch.announced),
+    which is reported apart, into timings[phase]."""
+    t, compiling = time.perf_counter(), kernels.seconds
+    result = work()
+    timings[phase] = time.perf_counter() - t - (kernels.seconds - compiling)
+    return result
+
+
+def publish_run(run: PreparedRun, sim, recording, kernels, stage: Path) -> RunResult:
+    """Export a simulated run into its staging folder (fileio.staging_folder), where its
+    recording was saved (as TRAJECTORY), then move it into the run directory with its
+    manifest (module doc)."""
+    from pipeline.export import export_run
+    from pipeline.simulate.metrics import scene_metrics
+
+    scene, timings = run.scene, run.timings
+    atomic_write_text(stage / "scene.json", json.dumps(scene.source, indent=1, sort_keys=True))
+    timed(timings, "export_s", kernels, lambda: export_run(recording, sim.model, scene, stage, run.options))
+    timings["kernel_compile_s"] = kernels.seconds
+    manifest = {
+        "scene": scene.name,
+        "seed": scene.simulation.seed,
+        "dt": sim.dt,
+        "simulated_time_s": float(recording.time[-1]) if len(recording.time) else 0.0,
+        "inputs": run.inputs,
+        "versions": versions(),
+        "timings": {k: round(v, 4) for k, v in timings.items()},
+        "stats": sim.stats() if hasattr(sim, "stats") else {},
+        "metrics": scene_metrics(recording, sim.model),
+        "files": sorted(p.name for p in stage.iterdir()),
+        **run.extra_manifest,
+    }
+    raise_if_interrupted()  # an interrupt a library swallowed must not publish
+    _publish(stage, run.out_dir, manifest)
+    files = [run.out_dir / name for name in manifest["files"]] + [run.out_dir / "manifest.json"]
+    return RunResult(out_dir=run.shown, manifest=manifest, files=files)
+
+
+TRAJECTORY = "trajectory.npz"
+RUN_FILES = ("manifest.json", "scene.json", TRAJECTORY)
 
 
 def check_out_dir(out_dir: Path) -> None:

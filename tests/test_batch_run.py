@@ -95,10 +95,12 @@ def test_rerun_skips_finished_jobs_and_force_redoes_them(tmp_path, warm):
 
 def test_interrupted_batch_resumes_without_redoing_finished_jobs(tmp_path, warm):
     # jobs of a few tenths of a second (RK4 at 1 us), so the interrupt finds some unfinished:
-    # at 1/2400 s all six finished within 40 ms of the first, inside one poll of the loop below
+    # at 1/2400 s all six finished within 40 ms of the first, inside one poll of the loop below;
+    # a --timeout runs them one by one (a sweep's jobs otherwise simulate together and finish
+    # together: tests/test_batch_group.py)
     scene = str(short_sweep(tmp_path, seeds=(0, 1, 2, 3, 4, 5), h="1e-6"))
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "batch", scene, "--jobs", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "batch", scene, "--jobs", "1", "--timeout", "600",
                              "--out", str(out), "--quiet"], stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
     while not list(out.glob("*/manifest.json")) and time.monotonic() < deadline and proc.poll() is None:

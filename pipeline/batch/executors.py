@@ -17,7 +17,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_compl
 from typing import Callable, Iterable, Iterator
 
 from pipeline.batch.warm import WarmPool
-from pipeline.batch.worker import JobOutcome, die_with_parent, kill_all, run_job, worker_env
+from pipeline.batch.group import jobs_of
+from pipeline.batch.worker import JobOutcome, die_with_parent, kill_all, run_jobs, worker_env
 from pipeline.errors import CorpusError
 
 
@@ -67,9 +68,10 @@ class LocalExecutor:
             yield futures[fut], (None if error else fut.result()), error
 
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
-        futures = {self._pool.submit(run_job, p, timeout, warm=self._warm): p for p in payloads}
+        """(job payload, outcome) per job; a payload may be a group (pipeline/batch/group.py)."""
+        futures = [self._pool.submit(run_jobs, p, timeout, warm=self._warm) for p in payloads]
         for fut in as_completed(futures):
-            yield futures[fut], fut.result()
+            yield from fut.result()
 
 
 def terminate_workers(pool: ProcessPoolExecutor) -> None:
@@ -130,21 +132,22 @@ class DaskExecutor:
                 yield futures[fut], None, error
 
     def run(self, payloads: list[dict], timeout: float | None) -> Iterator[tuple[dict, JobOutcome]]:
+        """(job payload, outcome) per job; a payload may be a group (pipeline/batch/group.py)."""
         from dask.distributed import as_completed as dask_completed
 
-        futures = {self._client.submit(run_dask_job, p, timeout, key=f"corpus-{p['hash'][:16]}", pure=False): p
+        futures = {self._client.submit(run_dask_job, p, timeout, key=f"corpus-{jobs_of(p)[0]['hash'][:16]}",
+                                       pure=False): p
                    for p in payloads}
         self._submitted = list(futures)
         for fut in dask_completed(futures):
-            payload = futures[fut]
             try:
-                outcome = fut.result()
-            except Exception as e:  # a lost worker or a scheduler failure is this job's failure only
-                outcome = JobOutcome("failed", f"dask: {type(e).__name__}: {e}")
-            yield payload, outcome
+                yield from fut.result()
+            except Exception as e:  # a lost worker or a scheduler failure is these jobs' failure only
+                for job in jobs_of(futures[fut]):
+                    yield job, JobOutcome("failed", f"dask: {type(e).__name__}: {e}")
 
 
-def run_dask_job(payload: dict, timeout: float | None) -> JobOutcome:
+def run_dask_job(payload: dict, timeout: float | None) -> list[tuple[dict, JobOutcome]]:
     """run_job_process on a Dask worker, abandoning the job once its task is cancelled: the
     client cancelled it, or was killed or lost and the scheduler released its work. Dask
     cannot stop a running task by itself; the job's process would simulate on for nothing."""
@@ -157,7 +160,7 @@ def run_dask_job(payload: dict, timeout: float | None) -> JobOutcome:
         task = worker.state.tasks.get(key)
         return task is not None and task.state not in ("cancelled", "released", "forgotten")
 
-    return run_job(payload, timeout, still_wanted if key is not None else None, warm=dask_warm_pool())
+    return run_jobs(payload, timeout, still_wanted if key is not None else None, warm=dask_warm_pool())
 
 
 @functools.cache

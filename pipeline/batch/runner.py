@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.batch.executors import make_executor
+from pipeline.batch.executors import default_jobs, make_executor
+from pipeline.batch.group import group_payloads
 from pipeline.batch.jobs import Job
 from pipeline.batch.sweep import collect_jobs
 from pipeline.errors import CorpusError, Problem
@@ -124,7 +125,8 @@ def run_batch(paths: list[str], out: str | Path, *, jobs: int | None = None, exe
         with LivePage(out) as page, pool:  # connected: from here on the summary is this batch's
             write_summary(result)
             page.update()
-            for payload, outcome in pool.run([job_payload(j, out) for j in todo], timeout):
+            payloads = group_payloads([job_payload(j, out) for j in todo], pool.jobs, default_jobs(), timeout)
+            for payload, outcome in pool.run(payloads, timeout):
                 job = by_hash[payload["hash"]]
                 result.rows.append(_row(job, out, outcome.status, outcome.wall_s, outcome.message))
                 write_summary(result)

@@ -154,6 +154,58 @@ def run_job(job: dict, timeout: float | None, still_wanted: Callable[[], bool] |
     return run_warm(job, timeout, still_wanted, warm)
 
 
+def run_jobs(payload: dict, timeout: float | None, still_wanted: Callable[[], bool] | None = None,
+             warm: WarmPool | None = None) -> list[tuple[dict, JobOutcome]]:
+    """(job payload, outcome) for each job of a payload: a job, or a group of jobs run
+    together on one warm worker (pipeline/batch/group.py)."""
+    if "group" not in payload:
+        return [(payload, run_job(payload, timeout, still_wanted, warm))]
+    if warm is None:
+        return [(job, run_job(job, timeout, still_wanted)) for job in payload["group"]]
+    return run_warm_group(payload, still_wanted, warm)
+
+
+def run_warm_group(group: dict, still_wanted: Callable[[], bool] | None,
+                   warm: WarmPool) -> list[tuple[dict, JobOutcome]]:
+    """run_jobs for a group on a warm worker, which replies once per job; the jobs it had
+    not replied for when it ended or was stopped fail or are cancelled as run_warm's."""
+    t = time.perf_counter()
+    left = {job["hash"]: job for job in group["group"]}
+    outcomes = []
+    while True:
+        worker, reused = warm.take()
+        with _live_lock:
+            _live.add(worker.proc)
+        try:
+            reply = _reply(worker, group, None, still_wanted)
+            while reply is not None and "hash" in reply:
+                job = left.pop(reply["hash"])
+                outcomes.append((job, _ended(job, reply["status"], reply["message"], time.perf_counter() - t)))
+                if not left:
+                    warm.give_back(worker)
+                    return outcomes
+                reply = _reply(worker, None, None, still_wanted)
+        except WorkerGone as gone:
+            warm.discard(worker)
+            if reused and not gone.started:
+                continue
+            return outcomes + [(job, _ended(job, gone.returncode, gone.stderr, time.perf_counter() - t))
+                               for job in left.values()]
+        finally:
+            with _live_lock:
+                _live.discard(worker.proc)
+        break
+    warm.discard(worker)
+    if reply is not None:  # an unexpected error (its traceback): the worker ended
+        return outcomes + [(job, _ended(job, 1, reply["message"], time.perf_counter() - t)) for job in left.values()]
+    _stop(worker.proc, wait=worker.proc.wait)
+    for job in left.values():
+        _remove_staging(job["out_dir"])
+    return outcomes + [(job, JobOutcome("cancelled", f"{job['origin'] + ': ' if job.get('origin') else ''}cancelled: "
+                                                     "the batch that submitted it is gone", time.perf_counter() - t))
+                       for job in left.values()]
+
+
 def run_warm(job: dict, timeout: float | None, still_wanted: Callable[[], bool] | None,
              warm: WarmPool) -> JobOutcome:
     """run_job_process's contract (timeout, cancellation, outcomes) on a warm worker. A worker
@@ -193,13 +245,15 @@ def run_warm(job: dict, timeout: float | None, still_wanted: Callable[[], bool] 
                       time.perf_counter() - t)
 
 
-def _reply(worker: WarmWorker, job: dict, deadline: float | None,
+def _reply(worker: WarmWorker, job: dict | None, deadline: float | None,
            still_wanted: Callable[[], bool] | None) -> dict | None:
-    """The worker's reply to `job`, or None once the deadline passed or the job is no longer
-    wanted (the worker is then still running it); WorkerGone if it ended."""
-    started = False
+    """The worker's reply to `job` (None: its next reply to the group it runs), or None
+    once the deadline passed or the job is no longer wanted (the worker is then still
+    running it); WorkerGone if it ended."""
+    started = job is None
     try:
-        worker.send(job)
+        if job is not None:
+            worker.send(job)
     except OSError:  # it had ended; the read below says how
         pass
     while True:
@@ -272,10 +326,15 @@ def run_here(job: dict) -> str:
 
     try:
         run_scene(job["source"], job["out_dir"], quiet=True, base_dir=job.get("base_dir") or None,
-                  extra_manifest={"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]})
+                  extra_manifest=job_manifest(job))
     except CorpusError as e:
         return str(located_in_origin(e, job.get("origin", ""), job.get("origin_file", "")))
     return ""
+
+
+def job_manifest(job: dict) -> dict:
+    """What a batch job's manifest says of the job (jobs.published reads its hash)."""
+    return {"job_hash": job["hash"], "job_name": job["name"], "params": job["params"]}
 
 
 def serve() -> int:
@@ -296,6 +355,16 @@ def serve() -> int:
         replies.write('{"started": true}\n')
         replies.flush()
         try:
+            if "group" in job:
+                from pipeline.batch.group import run_group_here
+
+                def job_ended(done: dict, message: str) -> None:
+                    replies.write(json.dumps({"hash": done["hash"], "status": 1 if message else 0,
+                                              "message": message}) + "\n")
+                    replies.flush()
+
+                run_group_here(job, job_ended)
+                continue
             message = run_here(job)
             reply = {"status": 1 if message else 0, "message": message}
         except KeyboardInterrupt:

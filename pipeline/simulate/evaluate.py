@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 from collections import OrderedDict
 from pathlib import Path
 
@@ -79,12 +78,12 @@ def _measured(recording, model, metrics) -> dict:
 
 def evaluate_batch(scene, overrides_list, metrics=DEFAULT_METRICS, *, duration=None) -> list[dict]:
     """`evaluate` for many overrides of one scene at once: when the variants share one
-    layout and their frames need no Python (no controller but ones that return HOLD, no
-    timeline command), all of them run in one parallel kernel call
-    (pipeline/simulate/rollout.py); otherwise one after another. Returns one dict per
-    variant, as `evaluate` would, or {"error": message} for a variant that failed."""
+    layout (pipeline/simulate/rollout.py: run_together), the stretches of frames that need no
+    Python run for all of them in one parallel kernel call; otherwise one after another.
+    Returns one dict per variant, as `evaluate` would, or {"error": message} for a variant
+    that failed."""
     from pipeline.simulate.articulated import Simulation
-    from pipeline.simulate.rollout import rollout
+    from pipeline.simulate.rollout import run_together
 
     sims, seen = [], set()
     for overrides in overrides_list:
@@ -95,21 +94,14 @@ def evaluate_batch(scene, overrides_list, metrics=DEFAULT_METRICS, *, duration=N
         sims.append(sim)
     if not sims:
         return []
-    first = sims[0]
     if not all(isinstance(sim, Simulation) for sim in sims):  # the particle engine
         return [_one(sim, metrics, duration) for sim in sims]
-    frames = max(0, int(math.ceil((first.settings.duration if duration is None else duration) / first.dt - 1e-9)))
     try:
-        runs = rollout(sims, frames, first.settings.record_every)
-    except CorpusError:  # layouts differ, or Python runs at the frame starts
+        runs = run_together(sims, duration)
+    except CorpusError:  # layouts differ, or fsm machines
         return [_one(sim, metrics, duration) for sim in sims]
-    out = []
-    for i, sim in enumerate(sims):
-        if runs.errors[i] is not None:
-            out.append({"error": runs.errors[i]})
-            continue
-        out.append(_measured(runs.recording(i), sim.model, metrics))
-    return out
+    return [{"error": str(run)} if isinstance(run, CorpusError) else _measured(run, sim.model, metrics)
+            for sim, run in zip(sims, runs)]
 
 
 def _one(sim, metrics, duration) -> dict:

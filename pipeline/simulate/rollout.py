@@ -4,6 +4,7 @@ in parallel over the cores (pipeline/physics/rollout.py).
     runs = rollout_states(sim, states, frames=400)      # N states of one model
     runs = rollout(sims, frames=400)                    # N Simulations of one shape
     runs.y (N, T, ny), runs.time (T,), runs.status, runs.errors, runs.recording(i)
+    recordings = run_together(sims, duration=5.0)       # sim.run() of each, together
 
 Each Simulation goes on from its own Data and keeps the result (state, time, counters), as if
 `sim.step(frames)` had been called on each. Its frame starts must need no Python: the
@@ -11,6 +12,11 @@ controllers are called once at the first frame and must return HOLD (or there ar
 and no timeline command may fall inside the frames. A run that fails keeps the state it
 failed in and its message (the SimulationError `sim.step` would raise) in `errors[i]`; the
 others are unaffected.
+
+`run_together` is `sim.run()` for each of N Simulations of one shape, with the same
+recordings to the bit: timeline commands and controllers run between stretches as in a
+run, and each stretch that needs no Python runs for all of them in one call. `corpus batch`
+runs the jobs of one sweep this way (pipeline/batch/group.py), `evaluate_batch` its variants.
 """
 from __future__ import annotations
 
@@ -18,12 +24,11 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba.typed import List
 
 from pipeline.errors import CorpusError
-from pipeline.physics.rollout import rollout as _kernel
+from pipeline.physics.rollout import rollout as _kernel, typed_list
 from pipeline.physics.step import trajectory_poses
-from pipeline.recording import Recording
+from pipeline.recording import Recorder, Recording
 
 
 class Rollout(NamedTuple):
@@ -84,14 +89,36 @@ def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None
     first = sims[0]
     frame0 = first.data.frame
     check(sims, frames)
+    every = max(1, int(record_every))
+    traj, status, done, fail = _advance(sims, frames, every, frame0 % every, -(-frames // every) + 1, threads)
+    errors = []
+    for i, sim in enumerate(sims):
+        d = sim.data
+        d.frame = frame0 + int(done[i, 0])
+        d.boundary_frame = d.frame - 1
+        d.time = d.frame * sim.dt
+        error = sim._settle(int(status[i]), fail[i])
+        errors.append(None if error is None else str(error))
+    time = np.minimum(np.arange(traj.shape[1]) * every, frames) * first.dt + frame0 * first.dt
+    return Rollout(time, traj, status, errors, sims)
+
+
+def _advance(sims, frames: int, every: int, phase: int, rows: int, threads: int | None):
+    """One parallel kernel call: every Simulation (of one shape, at one frame) advanced
+    `frames` frames, its Data's arrays updated (not its frame, time or outcome: the caller
+    settles them). Returns (traj (N, rows, ny): the start, then the states after the frames
+    g with g % every == phase while rows last; status; done (N, 2): frames completed and
+    rows traced; fail)."""
+    first = sims[0]
+    frame0 = first.data.frame
     threads = numba.get_num_threads() if threads is None else max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
     tables = {}  # runs of one model share its tables: id(model) -> (index, statics)
     for sim in sims:
         tables.setdefault(id(sim.model), (len(tables), sim._statics))
     index = np.array([tables[id(sim.model)][0] for sim in sims], np.int64)
-    sts = List([statics for _, statics in tables.values()])
-    lvs = List([sim._live() for sim in sims])
-    wks = List([first._make_work() for _ in range(min(threads, len(sims)))])
+    sts = typed_list([statics for _, statics in tables.values()])
+    lvs = typed_list([sim._live() for sim in sims])
+    wks = typed_list([first._make_work() for _ in range(min(threads, len(sims)))])
     n = len(sims)
     Y = np.stack([sim.data.y for sim in sims])
     CS = np.stack([sim.data.cstate for sim in sims])
@@ -100,45 +127,109 @@ def rollout(sims, frames: int, record_every: int = 1, threads: int | None = None
     ev_log = np.stack([sim.data.event_log for sim in sims])
     ev_count = np.stack([sim.data.event_count for sim in sims])
     balance = np.stack([sim.data.balance for sim in sims])
+    limits = np.stack([sim._runaway.limits((frame0 + frames) * sim.dt) for sim in sims])
     fail = np.zeros((n, 2))
     status = np.zeros(n, np.int64)
-    done = np.zeros(n, np.int64)
-    every = max(1, int(record_every))
-    nrec = -(-frames // every) + 1
-    traj = np.zeros((n, nrec, Y.shape[1]))
+    done = np.zeros((n, 2), np.int64)
+    traj = np.zeros((n, rows, Y.shape[1]))
     s = first.settings
-    limits = first._runaway.limits((frame0 + frames) * first.dt)
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every,
+        _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every, phase,
                 first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
                 fail, status, done, first._events, ev_log, ev_count, limits, balance,
                 np.stack([sim._energy_margin for sim in sims]), traj)
     finally:
         numba.set_num_threads(before)
-    errors = []
     for i, sim in enumerate(sims):
         d = sim.data
         d.y[:], d.cstate[:], d.counters[:], d.h_next[:] = Y[i], CS[i], counters[i], hstate[i]
         d.event_log[:], d.event_count[:] = ev_log[i], ev_count[i]
         d.balance[:] = balance[i]
-        d.frame = frame0 + int(done[i])
-        d.boundary_frame = d.frame - 1
-        d.time = d.frame * sim.dt
-        error = sim._settle(int(status[i]), fail[i])
-        errors.append(None if error is None else str(error))
-    time = np.minimum(np.arange(nrec) * every, frames) * first.dt + frame0 * first.dt
-    return Rollout(time, traj, status, errors, sims)
+    return traj, status, done, fail
+
+
+# frames a stretch must have for run_together to step it in one parallel call; shorter ones
+# (a controller that runs every frame) cost more in the call's stacking than they gain
+_TOGETHER_FRAMES = 16
+
+
+def run_together(sims, duration: float | None = None, threads: int | None = None) -> list:
+    """`sim.run(duration)` for N Simulations of one shape (same layout, integrator, dt, h,
+    events, record_every and frame; no fsm machines): the same recordings to the bit, but
+    the stretches of frames that need no Python run for all of them in one parallel kernel
+    call. Returns per Simulation its Recording or the SimulationError (CorpusError) its run
+    raised; the others go on. Raises CorpusError when they cannot run together."""
+    sims = list(sims)
+    first = sims[0]
+    key = together_key(first)
+    if key is None or any(together_key(sim) != key for sim in sims):
+        raise CorpusError("run_together: every simulation must have the first one's layout, integrator, dt, h, "
+                          "events, record_every and frame, and none fsm controllers (they tick in a loop of their own)")
+    every = int(first.settings.record_every)
+    m = first.model
+    ends = [sim.data.frame + max(0, int(np.ceil((sim.settings.duration if duration is None else float(duration))
+                                                 / sim.dt - 1e-9))) for sim in sims]
+    recs = [Recorder(sim.model.body_names, m.nq, m.nv) for sim in sims]
+    out: list = [None] * len(sims)
+    active = list(range(len(sims)))
+    while active:
+        stretch = []
+        for i in active:
+            sim, d = sims[i], sims[i].data
+            try:
+                sim._boundary()
+                if d.frame >= ends[i] or d.stopped_by >= 0:  # as run() ends
+                    sim._record(recs[i], always=d.stopped_by >= 0)
+                    out[i] = sim.recording = recs[i].finish()
+                    continue
+                sim._record(recs[i])
+                stretch.append((i, sim._quiet_frames(ends[i] - d.frame)))
+            except CorpusError as error:
+                out[i] = error
+        active = [i for i, _ in stretch]
+        if not active:
+            break
+        k = min(frames for _, frames in stretch)
+        if k < _TOGETHER_FRAMES or len(active) == 1:
+            for i in active:
+                try:
+                    sims[i]._integrate(k, recs[i])
+                except CorpusError as error:
+                    out[i] = error
+        else:
+            _together(sims, active, k, every, recs, out, threads)
+        active = [i for i in active if out[i] is None]
+    return out
+
+
+def _together(sims, active, k, every, recs, out, threads) -> None:
+    """`sim._integrate(k, rec)` for the active Simulations in one parallel call."""
+    group = [sims[i] for i in active]
+    frame0 = group[0].data.frame
+    rows = 1 + (frame0 + k - 1) // every - frame0 // every  # the trace _integrate would keep, after the start
+    traj, status, done, fail = _advance(group, k, every, 0, rows, threads)
+    m = group[0].model
+    for j, (i, sim) in enumerate(zip(active, group)):
+        d = sim.data
+        channels = sim._skip_controllers(frame0 + 1, int(done[j, 0]) - 1)
+        traced = int(done[j, 1])
+        if traced:
+            sim._record_trace(recs[i], traj[j, 1:1 + traced, :m.nq + m.nv], frame0 // every + 1, channels)
+        d.frame = frame0 + int(done[j, 0])
+        if k > 1:
+            d.boundary_frame = d.frame - 1
+        error = sim._settle(int(status[j]), fail[j])
+        if error is not None:
+            out[i] = error
+        elif k > 1:
+            sim._drop_ended_pushes()
 
 
 def _check(sim, first, frame0: int, frames: int) -> None:
     """Same layout, settings and frame as the first; no Python at the frame starts."""
-    if (sim.model.nq, sim.model.nv, sim.data.cstate.shape, sim.method, sim.dt, sim.h, sim.data.frame) != (
-            first.model.nq, first.model.nv, first.data.cstate.shape, first.method, first.dt, first.h, frame0):
-        raise CorpusError("rollout: every simulation must have the first one's layout, integrator, dt, h and frame")
-    if not np.array_equal(sim._events, first._events):
-        raise CorpusError("rollout: every simulation must have the first one's events")
+    _check_layout(sim, first)
     sim._boundary()
     d = sim.data
     if len(d.held) < len(d.controllers):
@@ -147,3 +238,21 @@ def _check(sim, first, frame0: int, frames: int) -> None:
         raise CorpusError("rollout: a timeline command falls inside the frames; roll out up to it")
     if d.stopped_by >= 0:
         raise CorpusError("rollout: a simulation was stopped by an event")
+
+
+def _check_layout(sim, first) -> None:
+    """Same layout, settings, events and frame as the first: what one kernel call needs."""
+    if _layout(sim) != _layout(first):
+        raise CorpusError("rollout: every simulation must have the first one's layout, integrator, dt, h, "
+                          "events and frame")
+
+
+def _layout(sim) -> tuple:
+    return (sim.model.nq, sim.model.nv, sim.data.cstate.shape, sim.method, sim.dt, sim.h, sim.data.frame,
+            sim._events.shape, sim._events.tobytes())
+
+
+def together_key(sim):
+    """Equal for Simulations that run_together can run together; None for one it cannot
+    run with others (fsm machines)."""
+    return None if sim.machines is not None else (*_layout(sim), int(sim.settings.record_every))
