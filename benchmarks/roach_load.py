@@ -2,9 +2,9 @@
 figure docs/img/roach_load.png and its numbers.
 
     .venv/bin/python benchmarks/roach_load.py [-o docs/img/roach_load.png] [--duration 2.5]
-        [--scene roach_tripod --scene roach_sticky ...] [--friction coulomb]
+        [--scene roach_tripod --scene roach_sticky ...] [--friction coulomb] [--phases]
 
-Runs each scene with the contact wrench of every body recorded each frame
+Runs each scene with the contact wrench of every body recorded every fourth frame
 (`pipeline.simulate.sensors:record_contact_forces`) and reports, over steady walking
 (t in [1, 2.5] s), per leg:
 
@@ -18,6 +18,13 @@ Runs each scene with the contact wrench of every body recorded each frame
   rolls about its corners, which moved it 0.1 cm per stance without any slip;
 * the centre of mass ahead of the middle and hind feet, the net speed over [0.5, 2.5] s
   and the heading change, as in tests/test_roach_walk.py.
+
+With `--phases`, per leg also its ground force (vertical and along the heading, % of weight)
+through its 0.1 s cycle in 10 ms bins from the start of its step (0-50 ms step, 50-100 ms
+stance): where each leg touches and pushes or brakes. These are frame-start samples of the
+contact law; the implicit step acts with the force at the step's end, and the samples of
+all bodies add up to a few % of the weight forward where their time average must be 0
+(printed), so differences of that size are not resolved.
 """
 from __future__ import annotations
 
@@ -126,6 +133,39 @@ def analyse(sim, rec) -> dict:
             "turn": heading_change_deg(rec, 0.5, 2.5)}
 
 
+def phases(sim, rec) -> tuple[dict, float]:
+    """({leg: (fz, forward) (2, 10) % of weight by 10 ms bin of its cycle}, the forward
+    force of all bodies, % of weight) over steady walking."""
+    t, force = rec.time, rec.channels["contact_force"]
+    R = rotations(rec.body_quat[:, rec.body_index("abdomen")])
+    heading = R[:, :2, 0] / np.linalg.norm(R[:, :2, 0], axis=1, keepdims=True)
+    steady = (t >= STEADY[0]) & (t <= STEADY[1])
+    weight = sim.model.total_mass * 9.8
+    table = {}
+    for k, leg in enumerate(LEGS):
+        f = force[:, [rec.body_index(f"leg_{leg}{i}") for i in range(5)], 3:].sum(axis=1)
+        starts = t[1:][np.diff(rec.channels["gait_swing"][:, k]) > 0]
+        i = np.searchsorted(starts, t, side="right") - 1
+        phase = np.where(i >= 0, t - starts[np.maximum(i, 0)], 1.0)  # 1 s: before any step
+        b = (phase / 0.01 + 1e-6).astype(int)  # the gait's frames fall on the bins' edges
+        use = steady & (b < 10)
+        along = np.einsum("ti,ti->t", f[:, :2], heading)
+        table[leg] = np.array([[np.mean(x[use & (b == j)]) for j in range(10)]
+                               for x in (f[:, 2], along)]) * 100 / weight
+    total = np.einsum("ti,ti->t", force[:, :, 3:5].sum(axis=1), heading)[steady].mean()
+    return table, 100 * total / weight
+
+
+def print_phases(sim, rec) -> None:
+    table, total = phases(sim, rec)
+    print(f"  ground force by 10 ms of each leg's cycle from its step's start, % of weight "
+          f"(all bodies' forward force: {total:+.2f} %)")
+    print("         " + "".join(f"{10 * j:>6d}" for j in range(10)))
+    for leg, (fz, along) in table.items():
+        print(f"  {leg} up  " + "".join(f"{x:6.1f}" for x in fz))
+        print(f"  {leg} fwd " + "".join(f"{x:+6.1f}" for x in along))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--out", default=str(ROOT / "docs/img/roach_load.png"))
@@ -133,16 +173,21 @@ def main() -> None:
     ap.add_argument("--scene", action="append", help="scenes/<name>.yaml (repeatable)")
     ap.add_argument("--friction", choices=("spring", "coulomb"),
                     help="replace the scenes' ground friction model (on flat ground)")
+    ap.add_argument("--phases", action="store_true",
+                    help="also print each leg's ground force through its cycle")
     args = ap.parse_args()
     results = {}
     for scene in args.scene or ["roach_tripod", "roach_sticky"]:
-        res = results[scene] = analyse(*run(scene, args.duration, args.friction))
+        sim, rec = run(scene, args.duration, args.friction)
+        res = results[scene] = analyse(sim, rec)
         print(f"{scene}: net {100 * res['net']:.2f} cm/s, turn {res['turn']:+.1f} deg, COM "
               f"{100 * res['com_ahead_middle']:+.2f} cm ahead of the middle feet, "
               f"{100 * res['com_ahead_hind']:+.2f} cm ahead of the hind feet")
         for leg in LEGS:
             print(f"  {leg}: stance ground force {100 * res['force'][leg]:5.1f} % of weight, "
                   f"slip {100 * res['slip'][leg]:+.3f} cm per stance")
+        if args.phases:
+            print_phases(sim, rec)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

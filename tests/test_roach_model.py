@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 import pipeline
 from pipeline.compiler.build import compile_model
@@ -127,3 +128,30 @@ def test_d1_initial_angles_equal_the_spring_rests(model):
         assert model.q0[sl] == pytest.approx(model.forces.exp_rest[dof], abs=0)
     assert model.q0[model.joint_qpos_slice("leg_bl2")][0] == 0.4
     assert model.q0[model.joint_qpos_slice("leg_br2")][0] == -0.4
+
+
+def program_targets(phase):
+    """{joint: rest angle at the end of every leg's `phase` program} from roach_gait.yaml (the
+    last motor target of each joint in the list)."""
+    legs = yaml.safe_load((ROOT / "creatures/roach_gait.yaml").read_text())["gait"]["legs"]
+    return {entry["do"]["motor"]["joint"]: entry["do"]["motor"]["etarget"]
+            for leg in legs.values() for entry in leg[phase] if "motor" in entry["do"]}
+
+
+def test_d1_stance_foot_travel_matches_the_digest(model):
+    """A stance sweeps each foot back by its travel between the step's and the stance's end
+    postures (digest §6.6: front 0.30, middle 0.81, hind 0.91 cm, unloaded). Per stance, not
+    per cycle: a tripod leg is in stance half of each 0.1 s cycle, so feet that held and
+    legs that made these strokes would carry the body 16-18 cm/s (docs/roach.md, D4)."""
+    tips = []
+    for phase in ("step", "stance"):
+        q = model.q0.copy()
+        for joint, target in program_targets(phase).items():
+            q[model.joint_qpos_slice(joint)] = target
+        xpos, xrot = forward_kinematics(model, q)
+        tips.append({leg: foot_tip(model, xpos, xrot, leg) / CM for leg in ("fl", "fr", "ml", "mr", "bl", "br")})
+    travel = {leg: tips[0][leg][0] - tips[1][leg][0] for leg in tips[0]}
+    # the digest rounds to 0.01 cm; its front figure is 0.007 cm short of ours (0.307)
+    for leg, cm in (("fl", 0.30), ("ml", 0.81), ("bl", 0.91)):
+        assert travel[leg] == pytest.approx(cm, abs=0.01)
+        assert travel[leg.replace("l", "r")] == pytest.approx(travel[leg], abs=1e-12)
