@@ -99,11 +99,16 @@ def rotations(quat: np.ndarray) -> np.ndarray:
                     -2)
 
 
+def headings(rec) -> np.ndarray:
+    """The abdomen's horizontal heading (frames, 2), unit length."""
+    x = rotations(rec.body_quat[:, rec.body_index("abdomen")])[:, :2, 0]
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
 def analyse(sim, rec) -> dict:
     model, t = sim.model, rec.time
     R = rotations(rec.body_quat)
-    ab = rec.body_index("abdomen")
-    heading = R[:, ab, :2, 0] / np.linalg.norm(R[:, ab, :2, 0], axis=1, keepdims=True)
+    heading = headings(rec)
     steady = (t >= STEADY[0]) & (t <= STEADY[1])
     weight = model.total_mass * 9.8
     force, slip = {}, {}
@@ -136,9 +141,7 @@ def analyse(sim, rec) -> dict:
 def phases(sim, rec) -> tuple[dict, float]:
     """({leg: (fz, forward) (2, 10) % of weight by 10 ms bin of its cycle}, the forward
     force of all bodies, % of weight) over steady walking."""
-    t, force = rec.time, rec.channels["contact_force"]
-    R = rotations(rec.body_quat[:, rec.body_index("abdomen")])
-    heading = R[:, :2, 0] / np.linalg.norm(R[:, :2, 0], axis=1, keepdims=True)
+    t, force, heading = rec.time, rec.channels["contact_force"], headings(rec)
     steady = (t >= STEADY[0]) & (t <= STEADY[1])
     weight = sim.model.total_mass * 9.8
     table = {}
