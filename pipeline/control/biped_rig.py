@@ -17,6 +17,7 @@ from pipeline.errors import CorpusError
 from pipeline.physics.model import BALL, REVOLUTE, UNIVERSAL
 
 SIDES = ("left", "right")
+REFERENCE_LEG = 0.86  # m, BipV3's hip to ankle (0.40 + 0.46), which the force clamps were tuned on
 LIMB = ("upper_arm", "lower_arm", "upper_leg", "lower_leg", "foot", "toes")
 CENTRE = ("pelvis", "lower_back", "torso", "head")
 LEG = ("upper_leg", "lower_leg", "foot", "toes")
@@ -52,6 +53,17 @@ def mass_ratio(mass: float, reference_mass: float) -> float:
     if reference_mass <= 0.0 or abs(mass / reference_mass - 1.0) < 1e-6:
         return 1.0
     return mass / reference_mass
+
+
+def coronal_force_scale(ratio: float, leg: float, reference_leg: float) -> float:
+    """The coronal virtual force's clamp for a character of mass ratio `ratio` (mass_ratio)
+    and leg (hip to ankle) `leg` against the reference character's `reference_leg`: the
+    clamp holds the COM's lateral offset over the stance foot against gravity's sideways
+    pull, m g d / h, so it scales with the mass and inversely with the leg (h); BipV3
+    (ratio 1, its own leg within 1e-6) keeps its 100 N."""
+    if ratio == 1.0 and abs(leg / reference_leg - 1.0) < 1e-6:
+        return 1.0
+    return ratio * reference_leg / leg
 
 
 def role(name: str) -> str:
@@ -150,6 +162,10 @@ class Rig:
         # fell within 4 s, and the x1.3 (155 kg) walked 9 % slow (docs/biped.md, Characters)
         self.jgain[:, 2] *= ratio
         self.root_gains[2] *= ratio
+        # with BipV3's 100 N the beast (124 kg, legs 0.65 m) swayed wider every step and fell
+        # at 8.6 s; scaled by mass alone it fell at 16.9 s (docs/biped.md, Characters)
+        self.coronal_scale = coronal_force_scale(ratio, float(np.mean(self.thigh + self.shin)),
+                                                 REFERENCE_LEG) if reference_mass > 0.0 else 1.0
 
     def _scale_gains(self, scale: float) -> None:
         """Coros's gains for another character (the character editor's scaleGains): every

@@ -27,8 +27,8 @@ import numpy as np
 from pipeline.control.biped_gait import CatmullRom, StanceMachine
 from pipeline.control.biped_pd import heading_of, rot_z
 from pipeline.control.biped_rig import FOOT, PELVIS, SIDES, Frame, Rig, slot
-from pipeline.control.biped_torques import (H0, HEADING, HEADING_RATE, PARAMS, PHASE, SPEED, STANCE,
-                                            STARTING, SWING_HEADING, WALKING, biped_torques)
+from pipeline.control.biped_torques import (H0, HEADING, HEADING_RATE, MAX_F_COR, PARAMS, PHASE, SPEED,
+                                            STANCE, STARTING, SWING_HEADING, WALKING, biped_torques)
 from pipeline.control.commands import forward_to_controller, located, register_command, register_controller_kind
 from pipeline.errors import CorpusError
 
@@ -102,7 +102,8 @@ class BipedWalk:
         self.name = name
         self.rig = rig
         self.p = params
-        self.par = np.array([float(params[k]) for k in PARAMS])
+        self.par = np.zeros(len(PARAMS))
+        self._fill_par()
         self.dt = dt
         self.machine = StanceMachine()
         self.heading = heading0          # slewed desired heading
@@ -143,7 +144,13 @@ class BipedWalk:
             self.turn_size = size
             if size <= BIG_TURN or not self.walking:
                 self.turn_goal = self.p["heading"]
+        self._fill_par()
+
+    def _fill_par(self) -> None:
+        """The kernel's parameters from the current ones; the coronal force clamp scaled to
+        the character (biped_rig.coronal_force_scale)."""
         self.par[:] = [float(self.p[k]) for k in PARAMS]
+        self.par[MAX_F_COR] *= self.rig.coronal_scale
 
     # ------------------------------------------------------------------ per frame
     def __call__(self, sim, t: float) -> None:
