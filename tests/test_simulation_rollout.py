@@ -13,6 +13,7 @@ from pipeline.simulate.rollout import rollout, rollout_states
 
 ROOT = Path(__file__).resolve().parents[1]
 PENDULUM = ROOT / "scenes" / "pendulum5.yaml"  # a push at 1.0 s on its timeline
+BOX = ROOT / "scenes" / "box_drop.yaml"
 FRAMES = 96  # 0.4 s at 1/240 s
 
 
@@ -81,3 +82,44 @@ def test_evaluate_batch_measures_each_variant_as_evaluate_does():
     alone = [pipeline.evaluate(PENDULUM, v, metrics, duration=0.4) for v in variants]
     assert batch == alone
     assert batch[1] == batch[3] and batch[0] != batch[1]
+
+
+def test_run_together_records_what_each_run_records():
+    """box_drop with commands between frames, a controller that holds, a stop event and
+    record_every 3, in four variants (the last runs away): each Recording as its own run's."""
+    from pipeline.simulate.evaluate import simulation_for
+    from pipeline.simulate.rollout import run_together
+
+    base = {"simulation.record_every": 3,
+            "timeline": [{"at": 0.0123, "do": {"velocity": {"body": "box", "linear": [0.3, 0, 0.5]}}},
+                         {"at": 0.2, "do": {"push": {"body": "box", "force": [0, 4, 0], "duration": 0.05}}}],
+            "controllers": [{"python": "simulation_controllers:stamp_and_hold"}],
+            "events": [{"name": "landed", "when": {"body": "box", "below": 0.15}}]}
+    variants = [{**base, "environment.gravity": g} for g in (9.8, 3.0, 1.62)]
+    variants.append({**base, "timeline": [{"at": 0.0123, "do": {"velocity": {"body": "box", "linear": [0, 0, 1e7]}}}]})
+    alone = []
+    for overrides in variants:
+        sim = simulation_for(BOX, overrides).fork()
+        sim.reset()
+        try:
+            alone.append(sim.run(progress=False))
+        except CorpusError as error:
+            alone.append(str(error))
+    sims = [simulation_for(BOX, overrides).fork() for overrides in variants]
+    for sim in sims:
+        sim.reset()
+    together = run_together(sims)
+    assert isinstance(alone[3], str) and str(together[3]) == alone[3]  # runs away, alone and together
+    assert len({len(rec) for rec in together[:3]}) == 3  # each stops at its own time
+    for rec, own, sim in zip(together[:3], alone, sims):
+        assert sim.events[-1][1] == "landed" and rec.time[-1] == sim.data.time
+        for key, value in own.arrays().items():
+            np.testing.assert_array_equal(rec.arrays()[key], value, err_msg=key)
+
+
+def test_run_together_refuses_simulations_of_other_shapes():
+    from pipeline.simulate.rollout import run_together
+
+    sims = [pipeline.compile(pipeline.load(PENDULUM)), pipeline.compile(pipeline.load(BOX))]
+    with pytest.raises(CorpusError, match="layout"):
+        run_together(sims)
