@@ -92,7 +92,6 @@ def run_job_process(job: dict, timeout: float | None,
     submitted the job cancelled it or is gone) the child is stopped and the job abandoned.
     """
     t = time.perf_counter()
-    where = f"{job['origin']}: " if job.get("origin") else ""
     deadline = None if timeout is None else time.monotonic() + timeout
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.batch.worker"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -114,13 +113,11 @@ def run_job_process(job: dict, timeout: float | None,
             if deadline is not None and time.monotonic() >= deadline:
                 _stop(proc, grace=0.0)
                 _remove_staging(job["out_dir"])
-                return JobOutcome("timeout", f"{where}timed out after {timeout:g} s (--timeout); the job was stopped",
-                                  time.perf_counter() - t)
+                return _stopped(job, False, timeout, time.perf_counter() - t)
             if still_wanted is not None and not still_wanted():
                 _stop(proc)
                 _remove_staging(job["out_dir"])
-                return JobOutcome("cancelled", f"{where}cancelled: the batch that submitted it is gone",
-                                  time.perf_counter() - t)
+                return _stopped(job, True, timeout, time.perf_counter() - t)
     finally:
         with _live_lock:
             _live.discard(proc)
@@ -151,40 +148,44 @@ def run_job(job: dict, timeout: float | None, still_wanted: Callable[[], bool] |
     no pool or the job runs user code (pipeline/batch/warm.py)."""
     if warm is None or needs_own_process(job):
         return run_job_process(job, timeout, still_wanted)
-    return run_warm(job, timeout, still_wanted, warm)
+    return run_warm(job, [job], timeout, still_wanted, warm)[0][1]
 
 
 def run_jobs(payload: dict, timeout: float | None, still_wanted: Callable[[], bool] | None = None,
              warm: WarmPool | None = None) -> list[tuple[dict, JobOutcome]]:
     """(job payload, outcome) for each job of a payload: a job, or a group of jobs run
-    together on one warm worker (pipeline/batch/group.py)."""
+    together on one warm worker (pipeline/batch/group.py; never under a timeout)."""
     if "group" not in payload:
         return [(payload, run_job(payload, timeout, still_wanted, warm))]
     if warm is None:
         return [(job, run_job(job, timeout, still_wanted)) for job in payload["group"]]
-    return run_warm_group(payload, still_wanted, warm)
+    return run_warm(payload, payload["group"], None, still_wanted, warm)
 
 
-def run_warm_group(group: dict, still_wanted: Callable[[], bool] | None,
-                   warm: WarmPool) -> list[tuple[dict, JobOutcome]]:
-    """run_jobs for a group on a warm worker, which replies once per job; the jobs it had
-    not replied for when it ended or was stopped fail or are cancelled as run_warm's."""
+def run_warm(payload: dict, jobs: list[dict], timeout: float | None, still_wanted: Callable[[], bool] | None,
+             warm: WarmPool) -> list[tuple[dict, JobOutcome]]:
+    """run_job_process's contract (timeout, cancellation, outcomes) on a warm worker, for a
+    payload of one job or a group of `jobs`; the worker replies once per job. A worker that
+    had to be stopped is not reused, and the jobs it had not replied for fail, time out or
+    are cancelled; an idle one that ended before taking the payload (the thread that
+    started it ended, see die_with_parent) is replaced."""
     t = time.perf_counter()
-    left = {job["hash"]: job for job in group["group"]}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    left = {job["hash"]: job for job in jobs}
     outcomes = []
     while True:
         worker, reused = warm.take()
         with _live_lock:
             _live.add(worker.proc)
         try:
-            reply = _reply(worker, group, None, still_wanted)
-            while reply is not None and "hash" in reply:
+            reply = _reply(worker, payload, deadline, still_wanted)
+            while reply is not None and reply.get("hash") in left:  # a job's reply (status 0 or 1)
                 job = left.pop(reply["hash"])
                 outcomes.append((job, _ended(job, reply["status"], reply["message"], time.perf_counter() - t)))
                 if not left:
                     warm.give_back(worker)
                     return outcomes
-                reply = _reply(worker, None, None, still_wanted)
+                reply = _reply(worker, None, deadline, still_wanted)
         except WorkerGone as gone:
             warm.discard(worker)
             if reused and not gone.started:
@@ -196,53 +197,20 @@ def run_warm_group(group: dict, still_wanted: Callable[[], bool] | None,
                 _live.discard(worker.proc)
         break
     warm.discard(worker)
-    if reply is not None:  # an unexpected error (its traceback): the worker ended
-        return outcomes + [(job, _ended(job, 1, reply["message"], time.perf_counter() - t)) for job in left.values()]
-    _stop(worker.proc, wait=worker.proc.wait)
-    for job in left.values():
-        _remove_staging(job["out_dir"])
-    return outcomes + [(job, JobOutcome("cancelled", f"{job['origin'] + ': ' if job.get('origin') else ''}cancelled: "
-                                                     "the batch that submitted it is gone", time.perf_counter() - t))
-                       for job in left.values()]
-
-
-def run_warm(job: dict, timeout: float | None, still_wanted: Callable[[], bool] | None,
-             warm: WarmPool) -> JobOutcome:
-    """run_job_process's contract (timeout, cancellation, outcomes) on a warm worker. A worker
-    that had to be stopped is not reused; an idle one that ended before taking the job (the
-    thread that started it ended, see die_with_parent) is replaced."""
-    t = time.perf_counter()
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        worker, reused = warm.take()
-        with _live_lock:
-            _live.add(worker.proc)
-        try:
-            reply = _reply(worker, job, deadline, still_wanted)
-        except WorkerGone as gone:
-            warm.discard(worker)
-            if reused and not gone.started:
-                continue
-            return _ended(job, gone.returncode, gone.stderr, time.perf_counter() - t)
-        finally:
-            with _live_lock:
-                _live.discard(worker.proc)
-        break
-    if reply is not None and reply["status"] in (0, 1):
-        warm.give_back(worker)
-        return _ended(job, reply["status"], reply["message"], time.perf_counter() - t)
-    warm.discard(worker)
     if reply is not None:  # an unexpected error (its traceback, as from a job process that raised)
-        return _ended(job, 1, reply["message"], time.perf_counter() - t)
-    where = f"{job['origin']}: " if job.get("origin") else ""
+        return outcomes + [(job, _ended(job, 1, reply["message"], time.perf_counter() - t)) for job in left.values()]
     cancelled = deadline is None or time.monotonic() < deadline
     _stop(worker.proc, grace=5.0 if cancelled else 0.0, wait=worker.proc.wait)
-    _remove_staging(job["out_dir"])
+    for job in left.values():
+        _remove_staging(job["out_dir"])
+    return outcomes + [(job, _stopped(job, cancelled, timeout, time.perf_counter() - t)) for job in left.values()]
+
+
+def _stopped(job: dict, cancelled: bool, timeout: float | None, wall: float) -> JobOutcome:
+    where = f"{job['origin']}: " if job.get("origin") else ""
     if cancelled:
-        return JobOutcome("cancelled", f"{where}cancelled: the batch that submitted it is gone",
-                          time.perf_counter() - t)
-    return JobOutcome("timeout", f"{where}timed out after {timeout:g} s (--timeout); the job was stopped",
-                      time.perf_counter() - t)
+        return JobOutcome("cancelled", f"{where}cancelled: the batch that submitted it is gone", wall)
+    return JobOutcome("timeout", f"{where}timed out after {timeout:g} s (--timeout); the job was stopped", wall)
 
 
 def _reply(worker: WarmWorker, job: dict | None, deadline: float | None,
@@ -366,7 +334,7 @@ def serve() -> int:
                 run_group_here(job, job_ended)
                 continue
             message = run_here(job)
-            reply = {"status": 1 if message else 0, "message": message}
+            reply = {"hash": job["hash"], "status": 1 if message else 0, "message": message}
         except KeyboardInterrupt:
             raise
         except BaseException:  # a bug: reported like a crashed job process, and this worker ends
