@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from pipeline.batch.group import group_payloads
 from pipeline.batch.runner import run_batch
@@ -47,9 +48,10 @@ def test_group_payloads_puts_each_sweep_into_one_group_per_worker():
     assert group_payloads(jobs, workers=1, cores=2, timeout=60) == jobs  # a timeout is a job's own
 
 
-def test_grouped_jobs_write_what_each_job_alone_writes(tmp_path):
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_grouped_jobs_write_what_each_job_alone_writes(tmp_path, executor):
     scene = sweep(tmp_path, "simulation.seed: [0, 1, 2], environment.gravity: [9.8, 3.0]")
-    result = run_batch([str(scene)], tmp_path / "out", jobs=1, quiet=True)
+    result = run_batch([str(scene)], tmp_path / "out", jobs=1, executor=executor, quiet=True)
     assert sorted(r["status"] for r in result.rows) == ["done"] * 6
     found = manifests(tmp_path / "out")
     assert {m["timings"]["together"] for m in found.values()} == {6}
