@@ -2,7 +2,8 @@
 
 The jobs of a sweep file usually compile to models of one shape (a sweep over seeds, gains
 or durations), and `run_together` (pipeline/simulate/rollout.py) steps such Simulations in
-one parallel kernel call, with the recordings each would give alone. A group payload is
+one parallel kernel call, with the recordings each would give alone. That pays when a
+worker has cores to itself (`--jobs` below the cores): its group runs on all of them. A group payload is
 `{"group": [job payloads], "threads": t}`; its worker loads and compiles every job, runs
 those of one shape together on t of numba's threads (the others alone), then saves,
 exports and publishes each job as `corpus run` would, replying once per job.
@@ -24,22 +25,24 @@ MOST_JOBS = 32
 
 
 def group_payloads(payloads: list[dict], workers: int, cores: int, timeout: float | None) -> list[dict]:
-    """The payloads with the jobs of each sweep (same origin file) put into groups: as many
-    groups per sweep as workers (at most MOST_JOBS jobs each), each on cores // workers
-    threads; a group of one is the job itself. Not under a --timeout, which is a job's own:
-    those jobs run one by one, as do jobs that need a process of their own (user code)."""
-    if timeout is not None:
+    """The payloads with the jobs of each sweep (same origin file) put into groups when the
+    workers leave cores free, each group on cores // workers threads: as many groups per
+    sweep as workers, at most MOST_JOBS jobs each; a group of one is the job itself.
+
+    With a core per worker (`--jobs` at least the cores, the default) jobs run one by one:
+    a group on one thread only interleaves its runs, and 16 humanoid jobs of 50 s took 5.65
+    and 6.00 s in groups of 8 against 5.20 and 5.23 s one by one (docs/batch.md). Not under
+    a --timeout either, which is a job's own, nor for jobs that need a process of their own
+    (user code)."""
+    threads = cores // max(1, workers)
+    if timeout is not None or threads < 2:
         return payloads
     sweeps: dict[str, list[dict]] = {}
     alone = []
     for p in payloads:
         (alone if not p.get("origin") or needs_own_process(p) else sweeps.setdefault(p["origin"], [])).append(p)
-    threads = max(1, cores // max(1, workers))
     out = list(alone)
     for jobs in sweeps.values():
-        if len(jobs) == 1:
-            out.extend(jobs)
-            continue
         n = max(min(workers, len(jobs)), -(-len(jobs) // MOST_JOBS))
         out.extend({"group": part, "threads": threads} if len(part) > 1 else part[0]
                    for part in (jobs[k::n] for k in range(n)))
