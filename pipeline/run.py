@@ -61,7 +61,6 @@ class PreparedRun:
     out_dir: Path  # ... absolute
     inputs: dict
     options: dict
-    duration: float | None
     timings: dict
     extra_manifest: dict
 
@@ -112,7 +111,7 @@ def prepare_run(source, out_dir=None, *, export_options=None, duration=None, qui
     # every path is fixed before user code runs: a controller may change the working directory
     return PreparedRun(scene=scene, shown=shown, out_dir=shown.absolute(),
                        inputs={str(p): file_sha256(p) for p in scene.files}, options=options,
-                       duration=duration, timings=timings, extra_manifest=dict(extra_manifest or {}))
+                       timings=timings, extra_manifest=dict(extra_manifest or {}))
 
 
 def timed(timings: dict, phase: str, kernels, work):

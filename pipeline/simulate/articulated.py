@@ -322,8 +322,7 @@ class Simulation:
         """Simulate `duration` (default the scene's) and return the recorded frames. On an
         instability it raises SimulationError and returns nothing. Stretches of frames that
         need no Python run in one kernel call, which records their frames itself."""
-        duration = self.settings.duration if duration is None else float(duration)
-        nframes = max(0, int(np.ceil(duration / self.dt - 1e-9)))
+        nframes = self.frames_in(duration)
         rec = Recorder(self.model.body_names, self.model.nq, self.model.nv)
         self.recording = None
         d = self.data
@@ -340,6 +339,11 @@ class Simulation:
             self._record(rec, always=d.stopped_by >= 0)  # a `stop` event's state is recorded
         self.recording = rec.finish()
         return self.recording
+
+    def frames_in(self, duration: float | None = None) -> int:
+        """The frames `run(duration)` simulates (default: the scene's duration)."""
+        duration = self.settings.duration if duration is None else float(duration)
+        return max(0, int(np.ceil(duration / self.dt - 1e-9)))
 
     def _record(self, rec, always: bool = False) -> None:
         d = self.data

@@ -169,11 +169,10 @@ def run_together(sims, duration: float | None = None, threads: int | None = None
     key = together_key(first)
     if key is None or any(together_key(sim) != key for sim in sims):
         raise CorpusError("run_together: every simulation must have the first one's layout, integrator, dt, h, "
-                          "events, record_every and frame, and none fsm controllers (they tick in a loop of their own)")
+                          "events, record_every and frame, and no fsm controllers (they tick in a loop of their own)")
     every = int(first.settings.record_every)
     m = first.model
-    ends = [sim.data.frame + max(0, int(np.ceil((sim.settings.duration if duration is None else float(duration))
-                                                 / sim.dt - 1e-9))) for sim in sims]
+    ends = [sim.data.frame + sim.frames_in(duration) for sim in sims]
     recs = [Recorder(sim.model.body_names, m.nq, m.nv) for sim in sims]
     out: list = [None] * len(sims)
     active = list(range(len(sims)))
