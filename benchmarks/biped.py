@@ -2,8 +2,8 @@
 (creatures/biped.yaml, 37 DOF) under the biped_walk controller in scenes/biped_walk.yaml,
 on one core, numba cache warm, beside MuJoCo stepping dm_control's humanoid
 (suite/humanoid.xml, 27 DOF, its own contacts, zero controls) at the same physics step, in
-one run, as a ratio. Our figure is split into the physics step loop and the Python
-controller, which runs every frame (dt).
+one run, as a ratio. The controller runs inside the step loop at every frame (dt), with no Python
+between frames (pipeline/control/biped_frames.py).
 
     .venv/bin/python benchmarks/biped.py [--duration 2]
 
@@ -28,21 +28,11 @@ import pipeline  # noqa: E402
 def ours(duration: float):
     sim = pipeline.compile(pipeline.load(ROOT / "scenes" / "biped_walk.yaml"))
     sim.step(10)  # kernels loaded, controller warm
-    controller = sim.data.controllers[0]
-    spent = [0.0]
-
-    def timed(s, t, _c=controller):
-        t0 = time.perf_counter()
-        _c(s, t)
-        spent[0] += time.perf_counter() - t0
-
-    sim.data.controllers[0] = timed
     frames = int(round(duration / sim.dt))
     w0, c0 = time.perf_counter(), time.process_time()
     sim.step(frames)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    sim.data.controllers[0] = controller
-    return wall, cpu, spent[0], sim.h, sim.dt
+    return wall, cpu, sim.h, sim.dt
 
 
 def mujoco_humanoid(duration: float, h: float):
@@ -64,11 +54,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=2.0, help="simulated seconds (default 2)")
     args = ap.parse_args()
-    wall, cpu, ctrl, h, dt = ours(args.duration)
+    wall, cpu, h, dt = ours(args.duration)
     load = os.getloadavg()[0]
     print(f"corpus biped_walk (37 DOF, h = {h:g} s, controller every {dt:g} s): "
           f"{args.duration / wall:.2f} simulated s per wall s, {args.duration / cpu:.2f} per CPU s "
-          f"({wall:.2f} s wall, {cpu:.2f} s CPU, controller {ctrl:.2f} s wall = {100 * ctrl / wall:.0f} %), "
+          f"({wall:.2f} s wall, {cpu:.2f} s CPU), "
           f"load {load:.1f}")
     mwall, mcpu, nv = mujoco_humanoid(args.duration, h)
     print(f"MuJoCo dm_control humanoid ({nv} DOF, h = {h:g} s): {args.duration / mwall:.1f} simulated s "

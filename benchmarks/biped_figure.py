@@ -40,4 +40,4 @@ ax[2].plot([], [], "o", color="tab:blue", label="left stance foot at strike"); a
 ax[2].set_aspect("equal"); ax[2].set_xlabel("x (m)"); ax[2].set_ylabel("y (m)"); ax[2].legend(fontsize=8); ax[2].set_title("from above")
 fig.suptitle(f"{scene}: {yaml.safe_load((ROOT / scene).read_text())['description']}")
 fig.tight_layout(); fig.savefig(sys.argv[1], dpi=80)
-print("fell", c.fell, "steps", c.machine.steps)
+print("fell", c.fell, "steps", c.steps)

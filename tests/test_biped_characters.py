@@ -207,7 +207,7 @@ def test_a_random_character_walks_a_few_steps():
     x0 = sim.sensors.com()[0]
     sim.step(int(round(3.0 / sim.dt)))
     assert not walk.fell
-    assert walk.machine.steps >= 4
+    assert walk.steps >= 4
     sides = [s for _, s, _, _ in walk.strikes]
     assert all(a != b for a, b in zip(sides, sides[1:]))
     assert sim.sensors.com()[0][0] - x0[0] >= 1.2 * speed

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.control.biped_gait import CatmullRom, StanceMachine, ipm_step, two_link_ik
+from pipeline.control.biped_gait import CatmullRom, ipm_step, two_link_ik
+from pipeline.control.biped_machine import NSTATE, PHASE, STANCE, STEPS, advance_stance, limit, remainder
 from pipeline.control.biped_pd import (ball_pd, clip_axes, cross, exp_rot, heading_of, hinge_angle, log_rot,
                                        mirror, mm, mtm, mtv, mv, rot_y, rot_z, universal_angles)
 
@@ -82,19 +83,31 @@ def test_catmull_rom_interpolates_its_knots_with_central_tangents():
 
 
 def test_stance_machine_ends_a_step_at_strike_after_half_phase_or_at_T():
-    m = StanceMachine()
+    s = np.zeros(NSTATE)  # left stance, phase 0
     dt, T = 0.001, 0.6
-    swapped = [m.advance(dt, T, 100.0) for _ in range(250)]  # strike force before phi = 0.5
-    assert not any(swapped) and m.stance == "left"
+    swapped = [advance_stance(s, dt, T, 100.0) for _ in range(250)]  # strike force before phi = 0.5
+    assert not any(swapped) and s[STANCE] == 0
     n = 250
-    while not m.advance(dt, T, 100.0):
+    while not advance_stance(s, dt, T, 100.0):
         n += 1
     assert n + 1 == 301  # the first frame past phi = 0.5
-    assert (m.stance, m.phase, m.steps) == ("right", 0.0, 1)
+    assert (s[STANCE], s[PHASE], s[STEPS]) == (1, 0.0, 1)
     k = 0
-    while not m.advance(dt, T, 0.0):  # no strike: the dwell time ends the step
+    while not advance_stance(s, dt, T, 0.0):  # no strike: the dwell time ends the step
         k += 1
-    assert k + 1 == 600 and m.stance == "left" and m.steps == 2
+    assert k + 1 == 600 and s[STANCE] == 0 and s[STEPS] == 2
+
+
+def test_the_machines_remainder_and_limit_are_pythons_to_the_bit():
+    """The kernel's math.remainder and max(-m, min(m, x)), signed zeros included: the
+    heading's slew and turn tests ran on Python's."""
+    for x in np.concatenate([RNG.uniform(-50.0, 50.0, 2000), np.arange(-20, 21) * math.pi, [0.0, -0.0]]):
+        r = remainder(float(x), 2 * math.pi)
+        assert r == math.remainder(x, 2 * math.pi) and math.copysign(1, r) == math.copysign(1, math.remainder(x, 2 * math.pi))
+    for x, m in [(0.3, 0.1), (-0.3, 0.1), (0.05, 0.1), (-0.0, 0.0), (0.0, 0.0), (0.0, -0.0), (-0.0, 1.0)]:
+        want = max(-m, min(m, x))
+        got = limit(x, m)
+        assert got == want and math.copysign(1, got) == math.copysign(1, want)
 
 
 def test_ipm_step_brings_the_pendulum_to_rest_over_the_foot():

@@ -28,7 +28,7 @@ def test_walk_command_starts_with_a_weight_shift_toward_the_first_stance_foot():
         sim.step(1)
         if walk.walking:
             break
-    assert walk.walking and walk.machine.stance == "left" and walk.machine.phase < 0.01
+    assert walk.walking and walk.stance == "left" and walk.phase < 0.01
     # the COM has moved 40 % of the way toward the left foot when the first step begins
     foot = sim.sensors.body_pose("left_foot")[0]
     moved = np.linalg.norm((sim.sensors.com()[0] - com0)[:2])
@@ -63,7 +63,7 @@ def test_it_walks_a_few_steps_at_one_metre_per_second():
     sim.step(int(round(3.0 / sim.dt)))
     x, v = sim.sensors.com()
     assert not walk.fell
-    assert walk.machine.steps >= 4
+    assert walk.steps >= 4
     sides = [s for _, s, _, _ in walk.strikes]
     assert all(a != b for a, b in zip(sides, sides[1:]))
     assert x[0] - x0[0] >= 1.5 and abs(x[1] - x0[1]) < 0.5
@@ -135,13 +135,13 @@ def test_it_stops_and_stands_quietly_for_ten_seconds():
     sim.step(1)
     walk.command({"speed": 0.6})
     sim.step(int(round(3.0 / sim.dt)) - 1)
-    steps = walk.machine.steps
+    steps = walk.steps
     assert walk.walking and steps >= 4
     walk.command({"speed": 0.0})
     while walk.walking and sim.data.time < 6.0:
         sim.step(10)
     assert not walk.walking and not walk.fell
-    assert walk.machine.steps - steps <= 5
+    assert walk.steps - steps <= 5
     sim.step(int(round(1.0 / sim.dt)))  # the last foot settles flat
     feet0 = np.array([sim.sensors.body_pose(f"{s}_foot")[0] for s in ("left", "right")])
     stood = sim.data.time

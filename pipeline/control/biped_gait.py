@@ -1,12 +1,11 @@
 """The walking pieces of the biped controller that need no simulation (Coros 2010, Ch. 2.4
-and 5; digest seed-002-coros.md §3): Catmull-Rom trajectories over the step phase, the
-left/right stance machine, inverted-pendulum foot placement and two-link analytic IK
+and 5; digest seed-002-coros.md §3): Catmull-Rom trajectories over the step phase,
+inverted-pendulum foot placement and two-link analytic IK
 (numba kernels, called every frame from pipeline/control/biped_torques.py).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -50,33 +49,6 @@ def catmull_rom(tk, v, m, t):
     s2, s3 = s * s, s * s * s
     return ((2 * s3 - 3 * s2 + 1) * v[i] + (s3 - 2 * s2 + s) * h * m[i]
             + (-2 * s3 + 3 * s2) * v[i + 1] + (s3 - s2) * h * m[i + 1])
-
-
-@dataclass
-class StanceMachine:
-    """Which leg stands and how far the step is: phi = t / T. A step ends when the swing
-    foot strikes (phi > min_phase and its vertical ground force > strike_force, the
-    released code's rule) or when phi >= 1 (SIMBICON's dwell time)."""
-
-    stance: str = "left"
-    phase: float = 0.0
-    min_phase: float = 0.5
-    strike_force: float = 20.0
-    steps: int = 0
-
-    def advance(self, dt: float, step_time: float, swing_grf: float) -> bool:
-        """Advance by dt; True when a new step began (the legs swapped)."""
-        self.phase += dt / step_time
-        if self.phase >= 1.0 or (self.phase > self.min_phase and swing_grf > self.strike_force):
-            self.stance = "right" if self.stance == "left" else "left"
-            self.phase = 0.0
-            self.steps += 1
-            return True
-        return False
-
-    @property
-    def swing(self) -> str:
-        return "right" if self.stance == "left" else "left"
 
 
 @numba.njit(cache=True)

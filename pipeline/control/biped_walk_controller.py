@@ -24,11 +24,14 @@ import math
 
 import numpy as np
 
-from pipeline.control.biped_gait import CatmullRom, StanceMachine
-from pipeline.control.biped_pd import heading_of, rot_z
-from pipeline.control.biped_rig import FOOT, PELVIS, SIDES, Frame, Rig, slot
-from pipeline.control.biped_torques import (H0, HEADING, HEADING_RATE, MAX_F_COR, PARAMS, PHASE, SPEED,
-                                            STANCE, STARTING, SWING_HEADING, WALKING, biped_torques)
+from pipeline.control.biped_gait import CatmullRom
+from pipeline.control.biped_machine import (BIG_TURN, C_SPEED, CHANNELS, COMMANDED, FELL, NSTATE, PAR, RECOVERIES,
+                                            STANCE_YAW, STEPS, STRIKE_X, STRIKE_Y, STRUCK, SWING_START, TARGET,
+                                            TURN_GOAL, TURN_SIZE, V_D, biped_frame)
+from pipeline.control.biped_pd import heading_of
+from pipeline.control.biped_rig import SIDES, Frame, Rig
+from pipeline.control.biped_torques import (H0, HEADING, MAX_F_COR, PARAMS, PHASE, STANCE, STARTING, SWING_HEADING,
+                                            WALKING)
 from pipeline.control.commands import forward_to_controller, located, register_command, register_controller_kind
 from pipeline.errors import CorpusError
 
@@ -75,13 +78,6 @@ DEFAULTS = {
     # ending on the ground cost the robot and beast their stops (the strike lands short)
     "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],
 }
-# turning, as the released code's TurnController (digest §3.2.6): a turn of more than
-# BIG_TURN rad starts at the next foot-strike; while the heading is more than TURN_DONE rad
-# from the command, V_d is clamped to TURN_SPEED, or TURN_SPEED_SHARP for turns over SHARP_TURN
-BIG_TURN, TURN_DONE, SHARP_TURN = 1.0, 0.2, 2.5
-TURN_SPEED, TURN_SPEED_SHARP = (-0.5, 0.6), (-0.2, 0.3)
-# the COM runs away (the TurnController's test): faster than RUNAWAY x V_d and RUNAWAY_SPEED
-RUNAWAY, RUNAWAY_SPEED = 1.5, 0.5
 COMMAND_KEYS = ("mode", "speed", "heading", "step_time", "step_height", "step_width", "lean",
                 "knee_bend", "alpha")
 
@@ -93,42 +89,36 @@ def _spline_table(knots) -> np.ndarray:
 
 
 class BipedWalk:
-    """One biped's walking controller; part of the run's Data (copied with forks). The
-    stance machine, the start and stop triggers and fall detection live here; the torques
-    are one kernel call (pipeline/control/biped_torques.py)."""
+    """One biped's walking controller; part of the run's Data (copied with forks). Its run
+    state is the float vector `s` (pipeline/control/biped_machine.py), which one kernel
+    moves on by a frame: here at a frame boundary, inside the step loop at the frame
+    starts of a stretch that needs no Python (`in_kernel`, pipeline/control/
+    biped_frames.py). Commands change `p` and the parameters in `s`."""
 
-    def __init__(self, name: str, rig: Rig, params: dict, dt: float, x_start: np.ndarray,
-                 heading0: float, pelvis_height: float):
+    in_kernel = False  # set by the Simulation when its bipeds tick in the step loop
+
+    def __init__(self, name: str, rig: Rig, params: dict, x_start: np.ndarray, heading0: float,
+                 pelvis_height: float):
         self.name = name
         self.rig = rig
         self.p = params
-        self.par = np.zeros(len(PARAMS))
-        self._fill_par()
-        self.dt = dt
-        self.machine = StanceMachine()
-        self.heading = heading0          # slewed desired heading
-        self.speed = 0.0                 # slewed desired speed (V_d)
-        self.h0 = pelvis_height          # nominal pelvis height (falls, limp blend)
-        self.swing_start = x_start.copy()
-        self.walking = params["mode"] == "walk"
-        self.starting: str | None = None  # future stance side while shifting weight to start
-        self.start_com = np.zeros(3)
-        self.fell = False
-        self.recoveries = 0  # recovery steps taken from standing
-        self.strikes: list[tuple[float, str, float, float]] = []
+        self.index = -1  # its row in the Simulation's Bipeds
+        self.s = np.zeros(NSTATE)
+        self.out = np.zeros(len(CHANNELS))  # the channels of its last frame
+        self._strikes: list[tuple[float, str, float, float]] = []
         knots = params["swing_height"]
         self.knots = _spline_table(knots)
         self.knots_back = _spline_table([(t, v if t < 1.0 else 0.0) for t, v in knots])
-        self.target = np.zeros(3)  # the swing foot's placement (world)
-        self.turn_goal = params["heading"]  # the heading being turned to (p["heading"] once started)
-        self.turn_size = 0.0
-        self.stance_yaw = heading0  # the stance foot's yaw at its strike
-        self.frame = Frame(rig)
-        self.st = np.zeros(SWING_HEADING + 1)  # the state the torque kernel reads (biped_torques.st)
-        self.st[H0] = pelvis_height
-        self.st[SWING_HEADING] = heading0
-        self.channel = {k: f"{name}_{k}" for k in ("stance", "phase", "walking", "fell", "speed_command",
-                                                      "com_speed", "heading", "heading_command", "steps")}
+        s = self.s
+        s[H0] = pelvis_height  # nominal pelvis height (falls, limp blend)
+        s[HEADING] = s[SWING_HEADING] = s[STANCE_YAW] = heading0
+        s[STARTING] = -1.0  # the future stance side while shifting weight to start
+        s[WALKING] = params["mode"] == "walk"
+        s[TURN_GOAL] = params["heading"]  # the heading being turned to (p["heading"] once started)
+        s[SWING_START:SWING_START + 3] = x_start
+        self._fill()
+        self.names = [f"{name}_{k}" for k in CHANNELS]
+        self.channel = dict(zip(CHANNELS, self.names))
 
     # ------------------------------------------------------------------ commands
     def command(self, args: dict) -> None:
@@ -137,179 +127,95 @@ class BipedWalk:
         if "speed" in args and not self.walking and float(args["speed"]) != 0.0:
             self.p["mode"] = "walk"
         if self.p["mode"] == "stand":
-            self.walking = False
-            self.starting = None
+            self.s[WALKING] = 0.0
+            self.s[STARTING] = -1.0
         if "heading" in args:
             size = abs(math.remainder(self.p["heading"] - self.heading, 2 * math.pi))
-            self.turn_size = size
+            self.s[TURN_SIZE] = size
             if size <= BIG_TURN or not self.walking:
-                self.turn_goal = self.p["heading"]
-        self._fill_par()
+                self.s[TURN_GOAL] = self.p["heading"]
+        self._fill()
 
-    def _fill_par(self) -> None:
+    def _fill(self) -> None:
         """The kernel's parameters from the current ones; the coronal force clamp scaled to
         the character (biped_rig.coronal_force_scale)."""
-        self.par[:] = [float(self.p[k]) for k in PARAMS]
-        self.par[MAX_F_COR] *= self.rig.coronal_scale
+        p, s = self.p, self.s
+        s[PAR:PAR + len(PARAMS)] = [float(p[k]) for k in PARAMS]
+        s[PAR + MAX_F_COR] *= self.rig.coronal_scale
+        s[C_SPEED:C_SPEED + len(COMMANDED)] = [float(p["mode"] == "walk") if k == "mode"
+                                                else float(bool(p[k])) if k == "recover" else float(p[k])
+                                                for k in COMMANDED]
 
     # ------------------------------------------------------------------ per frame
     def __call__(self, sim, t: float) -> None:
-        rig, d, m, st = self.rig, sim.data, self.machine, self.st
-        f = self.frame.update(sim.sensors)
-        if f.touching or f.x[rig.idx[PELVIS], 2] < 0.5 * self.h0:
-            self.fell = True
-        self._slew_heading()
-        turning = abs(math.remainder(self.p["heading"] - self.heading, 2 * math.pi)) > TURN_DONE
-        # the released code's TurnController: slow down while turning, more for sharp turns
-        lo, hi = TURN_SPEED_SHARP if self.turn_size > SHARP_TURN else TURN_SPEED
-        # V_d follows the command at most `acceleration` m/s^2 (a step of 1.4 m/s from
-        # standing spun the stance foot and fell within two steps)
-        dv = self.p["acceleration"] * self.dt
-        self.speed += max(-dv, min(dv, self.p["speed"] - self.speed)) if self.walking else -self.speed
-        self.par[SPEED] = min(max(self.speed, lo), hi) if turning else self.speed
-        if self.walking:
-            if self._runaway(f):
-                m.phase = 1.0  # the step ends now
-            if m.advance(self.dt, self.p["step_time"], f.grf[SIDES.index(m.swing)]):
-                self._foot_strike(f, t)
-        elif self.p["mode"] == "walk":
-            self._maybe_start(f)
-        elif self.p["recover"] and self._off_balance(f):
-            self._recovery_step(f)
-        st[STANCE] = SIDES.index(m.stance)
-        st[PHASE] = m.phase
-        st[WALKING] = self.walking
-        st[STARTING] = -1 if self.starting is None else SIDES.index(self.starting)
-        st[HEADING] = self.heading
-        # the swing foot lands facing where the pelvis will head halfway through its stance,
-        # at most turn_step from the stance foot; its twist turns toward that at the turn
-        # rate (a jump twisted the swing hip hard, root control put the reaction on the
-        # stance foot; at twice the rate the reaction turned the pelvis the wrong way and
-        # spun a stance foot on its heel)
-        goal = self._turn_toward(self.p["turn_step"])
-        step = self.p["turn_rate"] * self.dt
-        st[SWING_HEADING] += max(-step, min(step, math.remainder(goal - st[SWING_HEADING], 2 * math.pi)))
-        biped_torques(f.R, f.x, f.omega, f.body_com, f.com, f.com_vel, f.grf, rig.idx, rig.parent, rig.mass,
-                      rig.total_mass, rig.jtype, rig.jvadr, rig.jaxes, rig.jgain, rig.jlimit, rig.jlimited,
-                      rig.jmirror, rig.root_gains, rig.thigh, rig.shin, rig.sole, self.par, st, self.swing_start,
-                      self.knots_back if self.speed < 0.0 else self.knots, d.ctrl, d.forces.damping,
-                      self.target)
-        self._publish(d.channels, f)
+        d = sim.data
+        biped_frame(sim.bipeds.tables, self.index, sim.model.tree, sim.sensors.kinematics(),
+                    sim.sensors.contact_wrenches(), t, sim.dt, d.ctrl, d.forces.damping, self.s, self.out)
+        if self.s[STRUCK]:
+            self._strikes.append((t, SIDES[int(self.s[STANCE])], float(self.s[STRIKE_X]), float(self.s[STRIKE_Y])))
+        self.publish(d.channels)
 
-    def _turn_toward(self, most: float) -> float:
-        """The heading being turned to, at most `most` from the stance foot's yaw."""
-        err = math.remainder(self.turn_goal - self.stance_yaw, 2 * math.pi)
-        return self.stance_yaw + max(-most, min(most, err))
+    def log_strikes(self, rows: np.ndarray) -> None:
+        """Foot-strikes (time, stance side, x, y) that the step loop logged."""
+        self._strikes += [(t, SIDES[int(side)], x, y) for t, side, x, y in rows.tolist()]
 
-    def _slew_heading(self) -> None:
-        """Slew the desired heading at the turn rate toward the turn's goal, but while
-        walking no further than half a turn step from the stance foot: the pelvis turns
-        over the planted foot by the stance hip's twist, and a whole sharp turn at once
-        twisted it 50-60 degrees, the foot rolled onto its edge or spun, and it fell."""
-        goal = self._turn_toward(0.5 * self.p["turn_step"]) if self.walking else self.turn_goal
-        err = math.remainder(goal - self.heading, 2 * math.pi)
-        step = self.p["turn_rate"] * self.dt
-        turn = max(-step, min(step, err))
-        self.heading += turn
-        self.st[HEADING_RATE] = turn / self.dt
+    def publish(self, channels: dict) -> None:
+        channels.update(zip(self.names, self.out.tolist()))
 
-    def _runaway(self, f: Frame) -> bool:
-        """End the step early when the COM runs away with the swing foot already far ahead:
-        the released code's BehaviourController::shouldAbort (past phi = 0.2, the swing
-        foot 0.6 m ahead of the stance foot, about 0.7 of BipV3's leg, while the COM moves
-        forwards faster than 0.2 m/s), taken only while the COM runs away as its
-        TurnController judges it (faster than 1.5 V_d and 0.5 m/s), so a long stride at
-        speed keeps its step. Pushed from behind late in a step, the swing foot landed
-        short and the COM vaulted over it at 2 m/s; waiting for the next foot's strike, it
-        landed with the pelvis dropped to 0.66 m and the knee bent 1.6 rad, whose
-        straightening threw the biped off the ground (docs/biped.md, W4)."""
-        m, rig = self.machine, self.rig
-        if self.p["runaway_step"] <= 0.0 or m.phase <= 0.2:
-            return False
-        v = float(np.linalg.norm(f.com_vel[:2]))
-        if v <= max(RUNAWAY * abs(self.par[SPEED]), RUNAWAY_SPEED):
-            return False
-        s = SIDES.index(m.swing)
-        fwd = rot_z(self.heading)[:, 0]
-        ahead = float((self._foot(f, m.swing) - self._foot(f, m.stance)) @ fwd)
-        return ahead > self.p["runaway_step"] * (rig.thigh[s] + rig.shin[s]) and float(f.com_vel @ fwd) > 0.2
+    # ------------------------------------------------------------------ state, read
+    @property
+    def strikes(self) -> list[tuple[float, str, float, float]]:
+        """(time, stance side, x, y) of every foot-strike: the new stance foot's place."""
+        return list(self._strikes)
 
-    def _foot(self, f: Frame, side: str) -> np.ndarray:
-        return f.x[self.rig.idx[slot(SIDES.index(side), FOOT)]]
+    @property
+    def walking(self) -> bool:
+        return bool(self.s[WALKING])
 
-    def _yaw(self, f: Frame, side: str) -> float:
-        return heading_of(f.R[self.rig.idx[slot(SIDES.index(side), FOOT)]])
+    @property
+    def fell(self) -> bool:
+        return bool(self.s[FELL])
 
-    def _foot_strike(self, f: Frame, t: float) -> None:
-        m = self.machine
-        x = self._foot(f, m.stance)
-        self.strikes.append((t, m.stance, float(x[0]), float(x[1])))
-        # a sharp turn starts at a foot-strike, on the foot outside the turn
-        err = math.remainder(self.p["heading"] - self.heading, 2 * math.pi)
-        if abs(err) <= BIG_TURN or m.stance == ("right" if err > 0 else "left"):
-            self.turn_goal = self.p["heading"]
-        self.stance_yaw = self._yaw(f, m.stance)
-        self.swing_start = self._foot(f, m.swing).copy()
-        speed = float(np.linalg.norm(f.com_vel[:2]))
-        if self.p["speed"] == 0.0 and speed < self.p["stop_speed"]:
-            self.walking = False
-            self.p["mode"] = "stand"
+    @property
+    def stance(self) -> str:
+        return SIDES[int(self.s[STANCE])]
 
-    def _off_balance(self, f: Frame) -> bool:
-        """Standing: does the capture point (COM + v sqrt(h/g), where an inverted pendulum
-        comes to rest) leave the feet's sole rectangle, shrunk by a margin (Coros §5.5: the
-        COM near the support's edge or moving faster than epsilon)?"""
-        heading = rot_z(self.heading)
-        h = max(f.com[2] - min(self._foot(f, s)[2] for s in SIDES), 0.1)
-        cp = heading.T @ (f.com + f.com_vel * math.sqrt(h / 9.8))
-        ankles = np.array([heading.T @ self._foot(f, s) for s in SIDES])
-        heel, front, right, left = self.rig.sole
-        margin = self.p["recover_margin"]
-        return not (ankles[:, 0].min() + heel + margin < cp[0] < ankles[:, 0].max() + front - margin
-                    and ankles[:, 1].min() + right + margin < cp[1] < ankles[:, 1].max() + left - margin)
+    @property
+    def phase(self) -> float:
+        return float(self.s[PHASE])
 
-    def _recovery_step(self, f: Frame) -> None:
-        """Walk at V_d = 0 until a foot-strike slow enough to stand again (Coros §5.5); the
-        foot on the side the COM moves toward swings."""
-        v_left = float(f.com_vel[:2] @ rot_z(self.heading)[:2, 1])
-        self.walking = True
-        self.machine.stance = "right" if v_left > 0 else "left"
-        self.machine.phase = 0.0
-        self.swing_start = self._foot(f, self.machine.swing).copy()
-        self.stance_yaw = self._yaw(f, self.machine.stance)
-        self.recoveries += 1
+    @property
+    def steps(self) -> int:
+        return int(self.s[STEPS])
 
-    def _maybe_start(self, f: Frame) -> None:
-        """Start walking: shift the COM toward the future stance foot; the step (a
-        foot-strike) begins once it has moved 40 % of the way (Coros §5.5)."""
-        if self.starting is None:
-            self.starting = "left" if self.p["step_width"] >= 0 else "right"
-            self.start_com = f.com.copy()
-            return
-        foot = self._foot(f, self.starting)
-        full = float(np.linalg.norm((foot - self.start_com)[:2]))
-        moved = float(np.linalg.norm((f.com - self.start_com)[:2]))
-        if full > 0 and moved >= 0.4 * full:
-            self.walking = True
-            self.machine.stance = self.starting
-            self.machine.phase = 0.0
-            self.swing_start = self._foot(f, self.machine.swing).copy()
-            self.stance_yaw = self._yaw(f, self.starting)
-            self.starting = None
+    @property
+    def recoveries(self) -> int:
+        """Recovery steps taken from standing."""
+        return int(self.s[RECOVERIES])
 
-    # ------------------------------------------------------------------ output
-    def _publish(self, channels: dict, f: Frame) -> None:
-        c, m = self.channel, self.machine
-        R = f.R[self.rig.idx[PELVIS]]
-        channels[c["stance"]] = float(SIDES.index(m.stance))
-        channels[c["phase"]] = m.phase
-        channels[c["walking"]] = float(self.walking)
-        channels[c["fell"]] = float(self.fell)
-        channels[c["speed_command"]] = float(self.p["speed"])
-        channels[c["com_speed"]] = math.cos(self.heading) * f.com_vel[0] + math.sin(self.heading) * f.com_vel[1]
-        channels[c["heading"]] = math.atan2(R[1, 0], R[0, 0])  # the pelvis's facing (x axis)
-        channels[c["heading_command"]] = float(self.heading)
-        channels[c["steps"]] = float(m.steps)
+    @property
+    def starting(self) -> str | None:
+        return None if self.s[STARTING] < 0 else SIDES[int(self.s[STARTING])]
+
+    @property
+    def heading(self) -> float:
+        """The slewed desired heading."""
+        return float(self.s[HEADING])
+
+    @property
+    def speed(self) -> float:
+        """The slewed desired speed, V_d."""
+        return float(self.s[V_D])
+
+    @property
+    def par(self) -> np.ndarray:
+        """The torque kernel's parameters (biped_torques.PARAMS)."""
+        return self.s[PAR:PAR + len(PARAMS)]
+
+    @property
+    def target(self) -> np.ndarray:
+        """The swing foot's placement (world)."""
+        return self.s[TARGET:TARGET + 3]
 
 
 def make_biped_walk_controller(sim, ref) -> BipedWalk:
@@ -328,10 +234,14 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     pelvis = rig.b("pelvis")
     heading0 = heading_of(f.R[pelvis])
     params["heading"] = float(params["heading"])
-    controller = BipedWalk(name, rig, params, sim.dt, f.x[rig.b("right_foot")],
-                           heading0, float(f.x[pelvis, 2]))
+    controller = BipedWalk(name, rig, params, f.x[rig.b("right_foot")], heading0, float(f.x[pelvis, 2]))
     sim.data.user.setdefault("biped_walk", {})[creature] = controller
-    controller._publish(sim.data.channels, f)
+    s = controller.s
+    R = f.R[pelvis]
+    controller.out[:] = [s[STANCE], s[PHASE], s[WALKING], s[FELL], s[C_SPEED],
+                         math.cos(heading0) * f.com_vel[0] + math.sin(heading0) * f.com_vel[1],
+                         math.atan2(R[1, 0], R[0, 0]), heading0, s[STEPS]]
+    controller.publish(sim.data.channels)
     return controller
 
 

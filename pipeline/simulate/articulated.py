@@ -21,6 +21,8 @@ from pipeline.physics.forces import PUSH_END
 from pipeline.physics.integrators import INTEGRATORS
 from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_NAMES, PRISMATIC, REVOLUTE,
                                     UNIVERSAL, Model)
+from pipeline.control.biped_frames import Bipeds
+from pipeline.control.fsm_controller import FsmController
 from pipeline.control.fsm_frames import CONTROL_ERROR, Machines, advance_with_machines
 from pipeline.control.python_ctrl import HOLD
 from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
@@ -135,6 +137,7 @@ class Simulation:
         self._timeline = sorted(scene.timeline, key=lambda c: c.at)
         self.sensors = Sensors(self)
         self.machines = None  # the fsm controllers in the step loop (control/fsm_frames.py)
+        self.bipeds = None  # the biped_walk controllers (control/biped_frames.py)
         self.reset()
         self._runaway = self._runaway_bounds()
         self._energy_margin = self._margin()
@@ -146,7 +149,15 @@ class Simulation:
         self._start_prescribed_roots()
         d = self.data
         d.controllers = [self._make_controller(ref) for ref in self.scene.controllers]
-        machines = [c for c in d.controllers if getattr(c, "in_kernel", False)]
+        machines = [c for c in d.controllers if isinstance(c, FsmController)]
+        walkers = Bipeds.walkers(d)
+        if walkers:
+            if self.bipeds is None:
+                self.bipeds = Bipeds(self, walkers)
+            for k, c in enumerate(walkers):
+                c.index = k
+                # fsm machines tick in a loop of their own: then bipeds tick at every frame boundary
+                c.in_kernel = not machines
         if machines:
             if self.machines is None:
                 self.machines = Machines(self, machines)
@@ -189,6 +200,7 @@ class Simulation:
         twin._poses = (np.zeros((self.model.nbody, 3)), np.zeros((self.model.nbody, 4)))
         twin.sensors = Sensors(twin)
         twin.machines = self.machines and self.machines.fork(twin)
+        twin.bipeds = self.bipeds and self.bipeds.fork(twin)
         twin.data = self.data.copy()
         twin.recording = None
         return twin
@@ -435,15 +447,18 @@ class Simulation:
         limits = self._runaway.limits((d.frame + frames) * self.dt)
         every = int(s.record_every) if rec is not None else 0
         machines = self.machines if d.machine_states.shape[0] else None
+        loop = machines or self._loop_bipeds()
         # the starts inside the stretch; its end's start is recorded after its boundary
         trace = np.empty(((d.frame + frames - 1) // every - d.frame // every if every else 0,
-                          self.model.nq + self.model.nv + (len(machines.names) if machines else 0)))
+                          self.model.nq + self.model.nv + (len(loop.names) if loop else 0)))
         args = (self.method, self.dt, d.frame, frames, self.h, float(s.atol), float(s.rtol),
                 float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next, fail,
                 d.event_log, d.event_count, limits, d.balance, self._energy_margin, every)
         try:
-            if machines is None:
+            if loop is None:
                 status = advance_frames_of(self._tables, self._live_ref(), *args, 0, trace, done)
+            elif machines is None:
+                status = loop.advance(self, args, trace, done)
             else:
                 status = advance_with_machines(self._tables, self._live_ref(), machines.tables,
                                                machines.sens, d.machine_slots, d.machine_states,
@@ -466,8 +481,13 @@ class Simulation:
             raise error
         if frames > 1:  # what their starts would have dropped
             self._drop_ended_pushes()
-        if machines is not None:
-            machines.publish(d)
+        if loop is not None:
+            loop.publish(d)
+
+    def _loop_bipeds(self) -> Bipeds | None:
+        """The Bipeds when they tick in the step loop."""
+        d = self.data
+        return self.bipeds if self.bipeds is not None and not d.machine_states.shape[0] else None
 
     def _skip_controllers(self, first: int, n: int) -> dict[str, np.ndarray]:
         """Let the Python controllers whose quiet_frames allowed a stretch catch up the n frame
@@ -492,7 +512,7 @@ class Simulation:
         trajectory_poses(m.tree, rows, self._work.dyn, pos, quat)
         frames = (first + np.arange(n)) * self.settings.record_every
         nqv = m.nq + m.nv
-        names = self.machines.names if rows.shape[1] > nqv else []
+        names = (self.machines or self.bipeds).names if rows.shape[1] > nqv else []
         row_channels = dict(zip(names, rows[:, nqv:].T))
         stretch = self.data.frame + 1  # the frame of each skipped channel's first row
         row_channels.update({name: values[frames - stretch] for name, values in skipped.items()})

@@ -160,7 +160,7 @@ _STRETCH_FRAMES = 128
 
 def run_together(sims, duration: float | None = None, threads: int | None = None) -> list:
     """`sim.run(duration)` for N Simulations of one shape (same layout, integrator, dt, h,
-    events, record_every and frame; no fsm machines): the same recordings to the bit, but
+    events, record_every and frame; no fsm or biped_walk controllers): the same recordings to the bit, but
     the stretches of frames that need no Python run for all of them in one parallel kernel
     call. Returns per Simulation its Recording or the SimulationError (CorpusError) its run
     raised; the others go on. Raises CorpusError when they cannot run together."""
@@ -169,7 +169,7 @@ def run_together(sims, duration: float | None = None, threads: int | None = None
     key = together_key(first)
     if key is None or any(together_key(sim) != key for sim in sims):
         raise CorpusError("run_together: every simulation must have the first one's layout, integrator, dt, h, "
-                          "events, record_every and frame, and no fsm controllers (they tick in a loop of their own)")
+                          "events, record_every and frame, and no fsm or biped_walk controllers (they tick in loops of their own)")
     every = int(first.settings.record_every)
     m = first.model
     ends = [sim.data.frame + sim.frames_in(duration) for sim in sims]
@@ -256,5 +256,7 @@ def _layout(sim) -> tuple:
 
 def together_key(sim):
     """Equal for Simulations that run_together can run together; None for one it cannot
-    run with others (fsm machines)."""
-    return None if sim.machines is not None else (*_layout(sim), int(sim.settings.record_every))
+    run with others (fsm machines, bipeds: they tick in step loops of their own)."""
+    if sim.machines is not None or sim.bipeds is not None:
+        return None
+    return (*_layout(sim), int(sim.settings.record_every))

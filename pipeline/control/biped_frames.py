@@ -1,0 +1,156 @@
+"""Stretches of frames with the scene's `biped_walk` controllers ticking inside the kernel.
+
+`advance_with_bipeds` is `advance_frames_of` (pipeline/physics/frames.py) one frame at a
+time, every biped's frame (pipeline/control/biped_machine.py) running at each frame start
+but the first, whose tick ran at the Python boundary before the call, from one kinematics
+and contact pass per frame for all of them. The trace gets, after q and qd, every biped's
+channels. `Bipeds` is the Python side: a Simulation's stacked tables, sensor scratch and
+the packing of the controllers' states for a call.
+"""
+from __future__ import annotations
+
+import copy
+
+import numba
+import numpy as np
+
+from pipeline.control.biped_machine import CHANNELS, STANCE, STRIKE_X, STRIKE_Y, STRUCK, BipedTables, biped_frame
+from pipeline.control.biped_walk_controller import BipedWalk
+from pipeline.physics import sensing
+from pipeline.physics.contact.bodies import make_shape_scratch
+from pipeline.physics.frames import advance_frames_of, first_traced
+from pipeline.physics.kinematics import make_workspace
+from pipeline.physics.step import OK as STEP_OK
+
+
+@numba.njit(cache=True)
+def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes, method, dt, frame0, nframes, h,
+                        atol, rtol, h_min, h_max, y, cstate, counters, hstate, fail, ev_log, ev_count, limits,
+                        balance, margin, every, trace, done):
+    """Frames frame0 .. frame0 + nframes - 1 as advance_frames_of advances them, biped k
+    ticking on states[k] at each frame start but the first; rows[k] holds its channels of
+    the last tick, strikes[k, :nstrikes[k]] its foot-strikes (time, stance side, x, y).
+    With every > 0 the starts inside the stretch whose number is a multiple of every go
+    into trace (q, qd, then each biped's channels)."""
+    done[0] = 0
+    done[1] = 0
+    part = np.zeros(2, np.int64)
+    n = states.shape[0]
+    nv = live.ctrl.shape[0]
+    nq = y.shape[0] - 2 * nv
+    nqv = trace.shape[1] - n * rows.shape[1]
+    nstrikes[:] = 0
+    traced = first_traced(frame0, every, 0)
+    for f in range(nframes):
+        g = frame0 + f
+        if f > 0:
+            t = g * dt
+            sensing.body_states(sens, y[:nq], y[nq:nq + nv])
+            sensing.contact_wrenches(sens, t, cstate)
+            for k in range(n):
+                s = states[k]
+                biped_frame(bt, k, sens.tree, sens.work, sens.fext, t, dt, live.ctrl, live.forces.damping, s,
+                            rows[k])
+                if s[STRUCK] > 0.5:
+                    j = nstrikes[k]
+                    strikes[k, j, 0] = t
+                    strikes[k, j, 1] = s[STANCE]
+                    strikes[k, j, 2] = s[STRIKE_X]
+                    strikes[k, j, 3] = s[STRIKE_Y]
+                    nstrikes[k] = j + 1
+            if f == traced and done[1] < trace.shape[0]:
+                traced += every
+                for i in range(nqv):
+                    trace[done[1], i] = y[i]
+                for k in range(n):
+                    for i in range(rows.shape[1]):
+                        trace[done[1], nqv + k * rows.shape[1] + i] = rows[k, i]
+                done[1] += 1
+        status = advance_frames_of(tables, live, method, dt, g, 1, h, atol, rtol, h_min, h_max,
+                                   y, cstate, counters, hstate, fail, ev_log, ev_count, limits,
+                                   balance, margin, 0, 0, trace[:0], part)
+        done[0] += part[0]
+        if status != STEP_OK:  # a stop event or a failure
+            return status
+    return STEP_OK
+
+
+def biped_tables(sim, walkers) -> BipedTables:
+    """The stacked tables of the BipedWalk controllers `walkers` on sim's model."""
+    nb = sim.model.nbody
+    rigs = [c.rig for c in walkers]
+    n = len(rigs)
+
+    def padded(name):
+        out = np.zeros((n, nb), np.int64)
+        for k, r in enumerate(rigs):
+            a = getattr(r, name)
+            out[k, :a.shape[0]] = a
+        return out, np.array([getattr(r, name).shape[0] for r in rigs], np.int64)
+
+    bodies, nbodies = padded("bodies")
+    others, nothers = padded("others")
+    width = max(c.knots.shape[1] for c in walkers)
+    knots = np.empty((n, 2, 3, width))
+    for k, c in enumerate(walkers):
+        for j, table in enumerate((c.knots, c.knots_back)):
+            knots[k, j] = table[:, -1:]  # the last knot repeated evaluates as the last knot
+            knots[k, j, :, :table.shape[1]] = table
+    stack = lambda name: np.ascontiguousarray(np.stack([getattr(r, name) for r in rigs]))  # noqa: E731
+    return BipedTables(
+        idx=stack("idx"), parent=rigs[0].parent, mass=stack("mass"),
+        total_mass=np.array([r.total_mass for r in rigs]), bodies=bodies, nbodies=nbodies, others=others,
+        nothers=nothers, feet=stack("feet"), jtype=stack("jtype"), jvadr=stack("jvadr"), jaxes=stack("jaxes"),
+        jgain=stack("jgain"), jlimit=stack("jlimit"), jlimited=stack("jlimited"), jmirror=stack("jmirror"),
+        root_gains=stack("root_gains"), thigh=stack("thigh"), shin=stack("shin"), sole=stack("sole"),
+        knots=knots)
+
+
+class Bipeds:
+    """A Simulation's biped_walk controllers: their stacked tables, built once from the
+    first controllers made, and the sensor scratch of this Simulation (a fork makes its
+    own). Each controller keeps its own state (`s`, in Data with it); a kernel call packs
+    them."""
+
+    def __init__(self, sim, walkers):
+        self.tables = biped_tables(sim, walkers)
+        self.names = [name for c in walkers for name in c.names]
+        self._scratch(sim)
+
+    def _scratch(self, sim) -> None:
+        m = sim.model
+        self.sens = sensing.new_sensor_tables(m.tree, m.contact, make_workspace(m.nbody, m.nv),
+                                              np.zeros((m.nbody, 6)), make_shape_scratch(),
+                                              np.empty_like(sim._cstate0))
+
+    def fork(self, sim) -> "Bipeds":
+        twin = copy.copy(self)
+        twin._scratch(sim)
+        return twin
+
+    @staticmethod
+    def walkers(data) -> list:
+        return [c for c in data.controllers if isinstance(c, BipedWalk)]
+
+    def advance(self, sim, args, trace, done) -> int:
+        """`advance_with_bipeds` over the frames of args (Simulation._integrate's), with the
+        controllers' states packed into one table and back."""
+        walkers = self.walkers(sim.data)
+        states = np.array([c.s for c in walkers])
+        rows = np.array([c.out for c in walkers])
+        frames = args[3]
+        strikes = np.empty((len(walkers), frames, 4))
+        nstrikes = np.zeros(len(walkers), np.int64)
+        try:
+            return advance_with_bipeds(sim._tables, sim._live_ref(), self.tables, self.sens, states, rows, strikes,
+                                       nstrikes, *args, trace, done)
+        finally:
+            for k, c in enumerate(walkers):
+                c.s[:] = states[k]
+                c.out[:] = rows[k]
+                c.log_strikes(strikes[k, :nstrikes[k]])
+
+    def publish(self, data) -> None:
+        """Every biped's channels of its last tick."""
+        for c in self.walkers(data):
+            c.publish(data.channels)
