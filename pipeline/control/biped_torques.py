@@ -2,9 +2,9 @@
 2010 Ch. 5, in the released code's order, digest §3.2.5): the motion generator's targets,
 the swing leg toward the inverted-pendulum foot placement by two-link IK, quaternion PD,
 gravity compensation, the virtual COM force and the stance hip's root control; then world
-torques to generalized forces. The stance machine, commands and falls stay in Python
-(pipeline/control/biped_walk_controller.py), which hands this kernel their state in `st`
-and the gait and style parameters in `par`; docs/biped.md explains every layer.
+torques to generalized forces. The stance machine, triggers and falls
+(pipeline/control/biped_machine.py) hand this kernel their state in `st` and the gait and
+style parameters in `par`; docs/biped.md explains every layer.
 """
 from __future__ import annotations
 
