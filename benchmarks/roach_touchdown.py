@@ -72,7 +72,8 @@ def touchdowns(scene: str) -> None:
     weight = m.total_mass * 9.8
     legs = [Leg(m, name) for name in LEGS]
     sim.run(STEADY[0], progress=False)
-    start = [None] * 6
+    # per stepping leg: its step's start, whether its foot has left the ground and landed
+    step = [None] * len(LEGS)
     rows = [[] for _ in LEGS]
     for _ in range(int(round((STEADY[1] - STEADY[0]) / sim.dt))):
         sim.step(1)
@@ -80,18 +81,18 @@ def touchdowns(scene: str) -> None:
         fz = sim.sensors.contact_wrenches()[:, 5]
         for k, leg in enumerate(legs):
             if not swing[k]:
-                start[k] = None
+                step[k] = None
                 continue
-            if start[k] is None:
-                start[k] = [sim.data.time, False, False]  # step start, airborne, landed
+            if step[k] is None:
+                step[k] = {"t0": sim.data.time, "lifted": False, "landed": False}
             load = fz[leg.feet].sum() / weight
-            t0, airborne, landed = start[k]
             if load == 0.0:
-                start[k][1] = True
-            elif airborne and not landed and load > LOADED:
-                start[k][2] = True
+                step[k]["lifted"] = True
+            elif step[k]["lifted"] and not step[k]["landed"] and load > LOADED:
+                step[k]["landed"] = True  # the first landing only: a foot may touch again
                 q, rest = sim.data.q, sim.data.y[m.nq + m.nv:]
-                rows[k].append((sim.data.time - t0, leg.hip(q), leg.lowest(leg.at_rest(q, rest)),
+                rows[k].append((sim.data.time - step[k]["t0"], leg.hip(q),
+                                leg.lowest(leg.at_rest(q, rest)),
                                 leg.lowest(leg.at_rest(q, step_end_rest(sim, k)))))
     print(f"{scene}: lands (ms into its 50 ms step), hip height, lowest corner at the rest "
           f"angles now / at the step's end (cm), mean of n steps in [{STEADY[0]}, {STEADY[1]}] s")
