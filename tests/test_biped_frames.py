@@ -89,3 +89,20 @@ def test_bipeds_tick_at_every_boundary_beside_fsm_machines():
     for name in ("time", "q", "qd"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert alone.data.user["biped_walk"]["biped"].strikes == walker.strikes
+
+
+def test_bipeds_run_together_as_each_runs_alone():
+    """run_together steps the stretches of several biped runs in one parallel call: each
+    records what its own run() records, a fall included."""
+    from pipeline.simulate.rollout import run_together
+
+    docs = [walk_scene(3.0, 10, [{"at": 0.2, "do": {"walk": {"speed": v}}}], []) for v in (0.6, -0.3, 1.0)]
+    # the third is pushed over: 2000 N sideways for 0.2 s
+    docs[2]["timeline"].append({"at": 1.5, "do": {"push": {"body": "torso", "force": [0, 2000, 0], "duration": 0.2}}})
+    alone = [compiled(doc, True) for doc in docs]
+    together = [compiled(doc, True) for doc in docs]
+    recordings = run_together(together)
+    for sim, twin, rec in zip(alone, together, recordings):
+        assert_same_runs(sim.run(progress=False), rec, sim, twin)
+    assert together[2].data.user["biped_walk"]["biped"].fell
+    assert not together[0].data.user["biped_walk"]["biped"].fell

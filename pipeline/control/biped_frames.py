@@ -75,6 +75,37 @@ def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes,
     return STEP_OK
 
 
+@numba.njit(parallel=True, cache=True)
+def rollout_bipeds(tabs, lives, bts, senss, states, rows, strikes, nstrikes, method, dt, frame0, nframes, h, atol,
+                   rtol, h_min, h_max, Y, CS, counters, hstate, fail, ev_log, ev_count, limits, balance, margins,
+                   every, traces, done, status):
+    """advance_with_bipeds for every run i, in parallel: each on its own step tables, live
+    inputs, biped tables and sensor scratch (tabs[i], lives[i], bts[i], senss[i]) and its
+    own rows of the other arrays; status[i] its outcome."""
+    for ip in numba.prange(Y.shape[0]):
+        i = np.int64(ip)  # prange counts in uint64; typed lists index with int64
+        status[i] = advance_with_bipeds(tabs[i], lives[i], bts[i], senss[i], states[i], rows[i], strikes[i],
+                                        nstrikes[i], method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
+                                        Y[i], CS[i], counters[i], hstate[i], fail[i], ev_log[i], ev_count[i],
+                                        limits[i], balance[i], margins[i], every, traces[i], done[i])
+
+
+def pack(walkers, frames: int) -> tuple:
+    """The kernel's arrays of the controllers `walkers` for a call over `frames` frames:
+    their states and last channels, room for their strikes and the strikes' counts."""
+    n = len(walkers)
+    return (np.array([c.s for c in walkers]), np.array([c.out for c in walkers]), np.empty((n, frames, 4)),
+            np.zeros(n, np.int64))
+
+
+def unpack(walkers, states, rows, strikes, nstrikes) -> None:
+    """The kernel's arrays back into the controllers."""
+    for k, c in enumerate(walkers):
+        c.s[:] = states[k]
+        c.out[:] = rows[k]
+        c.log_strikes(strikes[k, :nstrikes[k]])
+
+
 def biped_tables(sim, walkers) -> BipedTables:
     """The stacked tables of the BipedWalk controllers `walkers` on sim's model."""
     nb = sim.model.nbody
@@ -136,19 +167,12 @@ class Bipeds:
         """`advance_with_bipeds` over the frames of args (Simulation._integrate's), with the
         controllers' states packed into one table and back."""
         walkers = self.walkers(sim.data)
-        states = np.array([c.s for c in walkers])
-        rows = np.array([c.out for c in walkers])
-        frames = args[3]
-        strikes = np.empty((len(walkers), frames, 4))
-        nstrikes = np.zeros(len(walkers), np.int64)
+        packed = pack(walkers, args[3])
         try:
-            return advance_with_bipeds(sim._tables, sim._live_ref(), self.tables, self.sens, states, rows, strikes,
-                                       nstrikes, *args, trace, done)
+            return advance_with_bipeds(sim._tables, sim._live_ref(), self.tables, self.sens, *packed, *args,
+                                       trace, done)
         finally:
-            for k, c in enumerate(walkers):
-                c.s[:] = states[k]
-                c.out[:] = rows[k]
-                c.log_strikes(strikes[k, :nstrikes[k]])
+            unpack(walkers, *packed)
 
     def publish(self, data) -> None:
         """Every biped's channels of its last tick."""

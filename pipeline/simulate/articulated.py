@@ -448,9 +448,7 @@ class Simulation:
         every = int(s.record_every) if rec is not None else 0
         machines = self.machines if d.machine_states.shape[0] else None
         loop = machines or self._loop_bipeds()
-        # the starts inside the stretch; its end's start is recorded after its boundary
-        trace = np.empty(((d.frame + frames - 1) // every - d.frame // every if every else 0,
-                          self.model.nq + self.model.nv + (len(loop.names) if loop else 0)))
+        trace = self._new_trace(frames, rec is not None)
         args = (self.method, self.dt, d.frame, frames, self.h, float(s.atol), float(s.rtol),
                 float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next, fail,
                 d.event_log, d.event_count, limits, d.balance, self._energy_margin, every)
@@ -467,20 +465,38 @@ class Simulation:
             d.frame += int(done[0])
             d.time = d.frame * self.dt
             raise self._unstable(self._overflow(d.time + self.dt, exc)) from None
+        self._conclude(frames, status, fail, done, trace, rec)
+
+    def _new_trace(self, frames: int, recording: bool) -> np.ndarray:
+        """The trace of a kernel call over `frames` frames from d.frame: a row for each start
+        inside the stretch that a recording run records (its end's start is recorded after
+        its boundary), q, qd, then the channels of the controllers in the step loop."""
+        d = self.data
+        every = int(self.settings.record_every) if recording else 0
+        loop = self.machines if d.machine_states.shape[0] else self._loop_bipeds()
+        return np.empty(((d.frame + frames - 1) // every - d.frame // every if every else 0,
+                         self.model.nq + self.model.nv + (len(loop.names) if loop else 0)))
+
+    def _conclude(self, frames: int, status: int, fail: np.ndarray, done: np.ndarray, trace: np.ndarray,
+                  rec: Recorder | None) -> None:
+        """Put the outcome of a kernel call over `frames` frames from d.frame into Data and
+        rec (its status, failure, frames and rows done, trace); raise its SimulationError."""
+        d = self.data
         channels = self._skip_controllers(d.frame + 1, int(done[0]) - 1)
         if done[1]:
-            self._record_trace(rec, trace[:done[1]], d.frame // every + 1, channels)
+            self._record_trace(rec, trace[:done[1]], d.frame // int(self.settings.record_every) + 1, channels)
         d.frame += int(done[0])
         if frames > 1:  # the starts it covered had nothing to run
             d.boundary_frame = d.frame - 1
         if status == CONTROL_ERROR:
             d.time = float(fail[0])
-            raise machines.error(int(fail[1]), int(fail[2]), d.time)
+            raise self.machines.error(int(fail[1]), int(fail[2]), d.time)
         error = self._settle(status, fail)
         if error is not None:
             raise error
         if frames > 1:  # what their starts would have dropped
             self._drop_ended_pushes()
+        loop = self.machines if d.machine_states.shape[0] else self._loop_bipeds()
         if loop is not None:
             loop.publish(d)
 

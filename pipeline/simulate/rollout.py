@@ -20,11 +20,13 @@ runs the jobs of one sweep this way (pipeline/batch/group.py), `evaluate_batch` 
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
+from pipeline.control.biped_frames import Bipeds, pack, rollout_bipeds, unpack
 from pipeline.errors import CorpusError
 from pipeline.physics.rollout import rollout as _kernel, typed_list
 from pipeline.physics.step import trajectory_poses
@@ -110,8 +112,7 @@ def _advance(sims, frames: int, every: int, phase: int, rows: int, threads: int 
     g with g % every == phase while rows last; status; done (N, 2): frames completed and
     rows traced; fail)."""
     first = sims[0]
-    frame0 = first.data.frame
-    threads = numba.get_num_threads() if threads is None else max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+    threads = _threads(threads)
     tables = {}  # runs of one model share its tables: id(model) -> (index, statics)
     for sim in sims:
         tables.setdefault(id(sim.model), (len(tables), sim._statics))
@@ -120,34 +121,82 @@ def _advance(sims, frames: int, every: int, phase: int, rows: int, threads: int 
     lvs = typed_list([sim._live() for sim in sims])
     wks = typed_list([first._make_work() for _ in range(min(threads, len(sims)))])
     n = len(sims)
-    Y = np.stack([sim.data.y for sim in sims])
-    CS = np.stack([sim.data.cstate for sim in sims])
-    counters = np.stack([sim.data.counters for sim in sims])
-    hstate = np.stack([sim.data.h_next for sim in sims])
-    ev_log = np.stack([sim.data.event_log for sim in sims])
-    ev_count = np.stack([sim.data.event_count for sim in sims])
-    balance = np.stack([sim.data.balance for sim in sims])
-    limits = np.stack([sim._runaway.limits((frame0 + frames) * sim.dt) for sim in sims])
+    data = _stacked(sims, frames)
+    Y, CS, counters, hstate, ev_log, ev_count, limits, balance, margins = data
     fail = np.zeros((n, 2))
     status = np.zeros(n, np.int64)
     done = np.zeros((n, 2), np.int64)
     traj = np.zeros((n, rows, Y.shape[1]))
     s = first.settings
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        _kernel(sts, index, lvs, wks, first.method, first.dt, frame0, frames, every, phase,
+    with _using(threads):
+        _kernel(sts, index, lvs, wks, first.method, first.dt, first.data.frame, frames, every, phase,
                 first.h, float(s.atol), float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate,
-                fail, status, done, first._events, ev_log, ev_count, limits, balance,
-                np.stack([sim._energy_margin for sim in sims]), traj)
-    finally:
-        numba.set_num_threads(before)
+                fail, status, done, first._events, ev_log, ev_count, limits, balance, margins, traj)
+    _unstacked(sims, data)
+    return traj, status, done, fail
+
+
+def _advance_bipeds(sims, frames: int, threads: int | None):
+    """`sim._integrate(frames, rec)`'s kernel call for every Simulation (bipeds ticking in
+    their step loops; one shape, at one frame) in one parallel call (control/biped_frames.py):
+    returns (status, fail, done, traces) for each one's `_conclude`."""
+    first = sims[0]
+    n = len(sims)
+    walkers = [Bipeds.walkers(sim.data) for sim in sims]
+    packed = [np.stack(arrays) for arrays in zip(*(pack(w, frames) for w in walkers))]
+    data = _stacked(sims, frames)
+    Y, CS, counters, hstate, ev_log, ev_count, limits, balance, margins = data
+    fail = np.zeros((n, 3))
+    status = np.zeros(n, np.int64)
+    done = np.zeros((n, 2), np.int64)
+    traces = np.stack([sim._new_trace(frames, True) for sim in sims])
+    s = first.settings
+    with _using(_threads(threads)):
+        rollout_bipeds(typed_list([sim._tables for sim in sims]), typed_list([sim._live_ref() for sim in sims]),
+                       typed_list([sim.bipeds.tables for sim in sims]), typed_list([sim.bipeds.sens for sim in sims]),
+                       *packed, first.method, first.dt, first.data.frame, frames, first.h, float(s.atol),
+                       float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate, fail, ev_log, ev_count,
+                       limits, balance, margins, int(s.record_every), traces, done, status)
+    _unstacked(sims, data)
+    for i, w in enumerate(walkers):
+        unpack(w, *(a[i] for a in packed))
+    return status, fail, done, traces
+
+
+def _stacked(sims, frames: int) -> tuple:
+    """The Simulations' Data arrays a batched kernel steps, stacked run by run, with their
+    runaway bounds at the end of `frames` frames and their energy margins."""
+    frame0 = sims[0].data.frame
+    ds = [sim.data for sim in sims]
+    return (np.stack([d.y for d in ds]), np.stack([d.cstate for d in ds]), np.stack([d.counters for d in ds]),
+            np.stack([d.h_next for d in ds]), np.stack([d.event_log for d in ds]),
+            np.stack([d.event_count for d in ds]), np.stack([sim._runaway.limits((frame0 + frames) * sim.dt)
+                                                             for sim in sims]),
+            np.stack([d.balance for d in ds]), np.stack([sim._energy_margin for sim in sims]))
+
+
+def _unstacked(sims, data: tuple) -> None:
+    """The stepped arrays back into each Simulation's Data."""
+    Y, CS, counters, hstate, ev_log, ev_count, _, balance, _ = data
     for i, sim in enumerate(sims):
         d = sim.data
         d.y[:], d.cstate[:], d.counters[:], d.h_next[:] = Y[i], CS[i], counters[i], hstate[i]
         d.event_log[:], d.event_count[:] = ev_log[i], ev_count[i]
         d.balance[:] = balance[i]
-    return traj, status, done, fail
+
+
+def _threads(threads: int | None) -> int:
+    return numba.get_num_threads() if threads is None else max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
+@contextmanager
+def _using(threads: int):
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 # frames a stretch must have for run_together to step it in one parallel call; shorter ones
@@ -160,7 +209,7 @@ _STRETCH_FRAMES = 128
 
 def run_together(sims, duration: float | None = None, threads: int | None = None) -> list:
     """`sim.run(duration)` for N Simulations of one shape (same layout, integrator, dt, h,
-    events, record_every and frame; no fsm or biped_walk controllers): the same recordings to the bit, but
+    events, record_every, number of bipeds and frame; no fsm controllers): the same recordings to the bit, but
     the stretches of frames that need no Python run for all of them in one parallel kernel
     call. Returns per Simulation its Recording or the SimulationError (CorpusError) its run
     raised; the others go on. Raises CorpusError when they cannot run together."""
@@ -169,7 +218,7 @@ def run_together(sims, duration: float | None = None, threads: int | None = None
     key = together_key(first)
     if key is None or any(together_key(sim) != key for sim in sims):
         raise CorpusError("run_together: every simulation must have the first one's layout, integrator, dt, h, "
-                          "events, record_every and frame, and no fsm or biped_walk controllers (they tick in loops of their own)")
+                          "events, record_every, number of bipeds and frame, and no fsm controllers (they tick in a loop of their own)")
     every = int(first.settings.record_every)
     m = first.model
     ends = [sim.data.frame + sim.frames_in(duration) for sim in sims]
@@ -209,6 +258,14 @@ def run_together(sims, duration: float | None = None, threads: int | None = None
 def _together(sims, active, k, every, recs, out, threads) -> None:
     """`sim._integrate(k, rec)` for the active Simulations in one parallel call."""
     group = [sims[i] for i in active]
+    if group[0].bipeds is not None:
+        status, fail, done, traces = _advance_bipeds(group, k, threads)
+        for j, i in enumerate(active):
+            try:
+                group[j]._conclude(k, int(status[j]), fail[j], done[j], traces[j], recs[i])
+            except CorpusError as error:
+                out[i] = error
+        return
     frame0 = group[0].data.frame
     rows = 1 + (frame0 + k - 1) // every - frame0 // every  # the trace _integrate would keep, after the start
     traj, status, done, fail = _advance(group, k, every, 0, rows, threads)
@@ -256,7 +313,7 @@ def _layout(sim) -> tuple:
 
 def together_key(sim):
     """Equal for Simulations that run_together can run together; None for one it cannot
-    run with others (fsm machines, bipeds: they tick in step loops of their own)."""
-    if sim.machines is not None or sim.bipeds is not None:
+    run with others (fsm machines, which tick in a step loop of their own)."""
+    if sim.machines is not None:
         return None
-    return (*_layout(sim), int(sim.settings.record_every))
+    return (*_layout(sim), int(sim.settings.record_every), len(sim.bipeds.names) if sim.bipeds else 0)
