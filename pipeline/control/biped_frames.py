@@ -14,11 +14,11 @@ import copy
 import numba
 import numpy as np
 
-from pipeline.control.biped_machine import CHANNELS, STANCE, STRIKE_X, STRIKE_Y, STRUCK, BipedTables, biped_frame
+from pipeline.control.biped_machine import STANCE, STRIKE_X, STRIKE_Y, STRUCK, BipedTables, biped_frame
 from pipeline.control.biped_walk_controller import BipedWalk
 from pipeline.physics import sensing
 from pipeline.physics.contact.bodies import make_shape_scratch
-from pipeline.physics.frames import advance_frames_of, first_traced
+from pipeline.physics.frames import advance_frame_of, first_traced, trace_start
 from pipeline.physics.kinematics import make_workspace
 from pipeline.physics.step import OK as STEP_OK
 
@@ -34,11 +34,9 @@ def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes,
     into trace (q, qd, then each biped's channels)."""
     done[0] = 0
     done[1] = 0
-    part = np.zeros(2, np.int64)
     n = states.shape[0]
     nv = live.ctrl.shape[0]
     nq = y.shape[0] - 2 * nv
-    nqv = trace.shape[1] - n * rows.shape[1]
     nstrikes[:] = 0
     traced = first_traced(frame0, every, 0)
     for f in range(nframes):
@@ -60,16 +58,9 @@ def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes,
                     nstrikes[k] = j + 1
             if f == traced and done[1] < trace.shape[0]:
                 traced += every
-                for i in range(nqv):
-                    trace[done[1], i] = y[i]
-                for k in range(n):
-                    for i in range(rows.shape[1]):
-                        trace[done[1], nqv + k * rows.shape[1] + i] = rows[k, i]
-                done[1] += 1
-        status = advance_frames_of(tables, live, method, dt, g, 1, h, atol, rtol, h_min, h_max,
-                                   y, cstate, counters, hstate, fail, ev_log, ev_count, limits,
-                                   balance, margin, 0, 0, trace[:0], part)
-        done[0] += part[0]
+                trace_start(trace, done, y, rows.ravel())
+        status = advance_frame_of(tables, live, method, dt, g, h, atol, rtol, h_min, h_max, y, cstate, counters,
+                                  hstate, fail, ev_log, ev_count, limits, balance, margin, done)
         if status != STEP_OK:  # a stop event or a failure
             return status
     return STEP_OK

@@ -26,8 +26,8 @@ import numpy as np
 
 from pipeline.control.biped_gait import CatmullRom
 from pipeline.control.biped_machine import (BIG_TURN, C_SPEED, CHANNELS, COMMANDED, FELL, NSTATE, PAR, RECOVERIES,
-                                            STANCE_YAW, STEPS, STRIKE_X, STRIKE_Y, STRUCK, SWING_START, TARGET,
-                                            TURN_GOAL, TURN_SIZE, V_D, biped_frame)
+                                            STANCE_YAW, STEPS, STRIKE_X, STRIKE_Y, STRUCK, SWING_START, TURN_GOAL,
+                                            TURN_SIZE, biped_frame)
 from pipeline.control.biped_pd import heading_of
 from pipeline.control.biped_rig import SIDES, Frame, Rig
 from pipeline.control.biped_torques import (H0, HEADING, MAX_F_COR, PARAMS, PHASE, STANCE, STARTING, SWING_HEADING,
@@ -203,19 +203,9 @@ class BipedWalk:
         return float(self.s[HEADING])
 
     @property
-    def speed(self) -> float:
-        """The slewed desired speed, V_d."""
-        return float(self.s[V_D])
-
-    @property
     def par(self) -> np.ndarray:
         """The torque kernel's parameters (biped_torques.PARAMS)."""
         return self.s[PAR:PAR + len(PARAMS)]
-
-    @property
-    def target(self) -> np.ndarray:
-        """The swing foot's placement (world)."""
-        return self.s[TARGET:TARGET + 3]
 
 
 def make_biped_walk_controller(sim, ref) -> BipedWalk:

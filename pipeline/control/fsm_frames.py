@@ -21,7 +21,7 @@ from pipeline.control.fsm_machines import channels, control, machine_tables
 from pipeline.errors import CorpusError
 from pipeline.physics import sensing
 from pipeline.physics.contact.bodies import make_shape_scratch
-from pipeline.physics.frames import GAINED, advance_frames_of, first_traced
+from pipeline.physics.frames import GAINED, advance_frame_of, first_traced, trace_start
 from pipeline.physics.kinematics import make_workspace
 from pipeline.physics.step import OK as STEP_OK
 
@@ -38,8 +38,6 @@ def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, 
     channels). CONTROL_ERROR when a tick fails (fail = [time, machine, error code])."""
     done[0] = 0
     done[1] = 0
-    part = np.zeros(2, np.int64)
-    nqv = trace.shape[1] - mt.chan.shape[0]
     row = np.empty(mt.chan.shape[0])
     traced = first_traced(frame0, every, 0)
     for f in range(nframes):
@@ -56,15 +54,9 @@ def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, 
             if f == traced and done[1] < trace.shape[0]:
                 traced += every
                 channels(mt, slots, states, row)
-                for i in range(nqv):
-                    trace[done[1], i] = y[i]
-                for i in range(row.shape[0]):
-                    trace[done[1], nqv + i] = row[i]
-                done[1] += 1
-        status = advance_frames_of(tables, live, method, dt, g, 1, h, atol, rtol, h_min, h_max,
-                                   y, cstate, counters, hstate, fail, ev_log, ev_count, limits,
-                                   balance, margin, 0, 0, trace[:0], part)
-        done[0] += part[0]
+                trace_start(trace, done, y, row)
+        status = advance_frame_of(tables, live, method, dt, g, h, atol, rtol, h_min, h_max, y, cstate, counters,
+                                  hstate, fail, ev_log, ev_count, limits, balance, margin, done)
         if status != STEP_OK:  # a stop event or a failure
             return status
     return STEP_OK

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numba
+import numpy as np
 from numba.experimental import structref
 
 from pipeline.nrt import copy_into, njit_no_refcounts
@@ -159,3 +160,26 @@ def advance_frames_of(tables, live, method, dt, frame0, nframes, h, atol, rtol, 
     return advance_frames(tables.statics, lv, tables.work, method, dt, frame0, nframes, h, atol,
                           rtol, h_min, h_max, y, cstate, counters, hstate, fail, tables.events,
                           ev_log, ev_count, limits, balance, margin, every, phase, trace, done)
+
+
+@numba.njit(cache=True)
+def advance_frame_of(tables, live, method, dt, g, h, atol, rtol, h_min, h_max, y, cstate, counters, hstate, fail,
+                     ev_log, ev_count, limits, balance, margin, done):
+    """Frame g alone by `advance_frames_of`, counted in done[0]: the step of the loops whose
+    controllers tick at every frame start (pipeline/control/fsm_frames.py, biped_frames.py)."""
+    part = np.zeros(2, np.int64)
+    status = advance_frames_of(tables, live, method, dt, g, 1, h, atol, rtol, h_min, h_max, y, cstate, counters,
+                               hstate, fail, ev_log, ev_count, limits, balance, margin, 0, 0, np.empty((0, 0)), part)
+    done[0] += part[0]
+    return status
+
+
+@numba.njit(cache=True)
+def trace_start(trace, done, y, channels):
+    """Row done[1] of such a loop's trace: q and qd from y, then the controllers' channels."""
+    nqv = trace.shape[1] - channels.shape[0]
+    for i in range(nqv):
+        trace[done[1], i] = y[i]
+    for i in range(channels.shape[0]):
+        trace[done[1], nqv + i] = channels[i]
+    done[1] += 1
