@@ -1,5 +1,8 @@
 """Scenes built in Python for the integrator, force and simulation tests."""
+from pathlib import Path
+
 import numpy as np
+import yaml
 
 from pipeline.simulate.articulated import compile_simulation
 from pipeline.spec.types import (Body, Command, Creature, ExpSpring, Geom, Inertial, Joint,
@@ -101,3 +104,12 @@ def energy(sim):
 __all__ = ["scene", "simulate", "free_body", "creature", "rod", "world_com", "momentum",
            "energy", "ExpSpring", "JointForces", "Command", "Inertial", "Body", "Joint", "Pose",
            "Geom", "Creature"]
+
+
+def bundled_scene_doc(name: str, duration: float, record_every: int, timeline: list, events: list) -> dict:
+    """scenes/<name>.yaml as a document, with this timeline, events, duration and record_every."""
+    doc = yaml.safe_load((Path(__file__).resolve().parents[1] / "scenes" / f"{name}.yaml").read_text())
+    doc["timeline"] = timeline
+    doc["events"] = events
+    doc["simulation"].update(duration=duration, record_every=record_every)
+    return doc

@@ -6,20 +6,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 import pipeline
 from pipeline.control.biped_walk_controller import BipedWalk
+from simulation_helpers import bundled_scene_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def walk_scene(duration: float, record_every: int, timeline: list, events: list) -> dict:
-    doc = yaml.safe_load((ROOT / "scenes/biped_walk.yaml").read_text())
-    doc["timeline"] = timeline
-    doc["events"] = events
-    doc["simulation"].update(duration=duration, record_every=record_every)
-    return doc
+    return bundled_scene_doc("biped_walk", duration, record_every, timeline, events)
 
 
 def compiled(doc, in_loop: bool):

@@ -6,20 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 import pipeline
 from pipeline.control.gait import GaitStep
+from simulation_helpers import bundled_scene_doc
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def roach_scene(duration: float, record_every: int, timeline: list, events: list) -> dict:
-    doc = yaml.safe_load((ROOT / "scenes/roach_tripod.yaml").read_text())
-    doc["timeline"] = timeline
-    doc["events"] = events
-    doc["simulation"].update(duration=duration, record_every=record_every)
-    return doc
 
 
 def run(doc, monkeypatch, calls):
@@ -47,7 +39,7 @@ FAR = {"name": "far", "when": {"body": "abdomen", "quantity": "x", "above": 0.00
     (3, [GO], [FAR]),
 ])
 def test_stretches_record_what_frame_by_frame_records(monkeypatch, record_every, timeline, events):
-    doc = roach_scene(0.3, record_every, timeline, events)
+    doc = bundled_scene_doc("roach_tripod", 0.3, record_every, timeline, events)
     stretched_calls, frame_calls = [], []
     stretched = run(doc, monkeypatch, stretched_calls)
     monkeypatch.setattr(GaitStep, "quiet_frames", lambda self, sim, most: 1)

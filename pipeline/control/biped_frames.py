@@ -17,9 +17,7 @@ import numpy as np
 from pipeline.control.biped_machine import STANCE, STRIKE_X, STRIKE_Y, STRUCK, BipedTables, biped_frame
 from pipeline.control.biped_walk_controller import BipedWalk
 from pipeline.physics import sensing
-from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.frames import advance_frame_of, first_traced, trace_start
-from pipeline.physics.kinematics import make_workspace
 from pipeline.physics.step import OK as STEP_OK
 
 
@@ -140,10 +138,7 @@ class Bipeds:
         self._scratch(sim)
 
     def _scratch(self, sim) -> None:
-        m = sim.model
-        self.sens = sensing.new_sensor_tables(m.tree, m.contact, make_workspace(m.nbody, m.nv),
-                                              np.zeros((m.nbody, 6)), make_shape_scratch(),
-                                              np.empty_like(sim._cstate0))
+        self.sens = sensing.scratch_sensor_tables(sim.model, sim._cstate0)
 
     def fork(self, sim) -> "Bipeds":
         twin = copy.copy(self)

@@ -20,9 +20,7 @@ from pipeline.control.fsm_code import OK, error_message
 from pipeline.control.fsm_machines import channels, control, machine_tables
 from pipeline.errors import CorpusError
 from pipeline.physics import sensing
-from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.frames import GAINED, advance_frame_of, first_traced, trace_start
-from pipeline.physics.kinematics import make_workspace
 from pipeline.physics.step import OK as STEP_OK
 
 CONTROL_ERROR = GAINED + 1  # a status beyond frames.py's: fail = [time, machine, error code]
@@ -77,10 +75,7 @@ class Machines:
         self._scratch(sim)
 
     def _scratch(self, sim) -> None:
-        m = sim.model
-        self.sens = sensing.new_sensor_tables(m.tree, m.contact, make_workspace(m.nbody, m.nv),
-                                              np.zeros((m.nbody, 6)), make_shape_scratch(),
-                                              np.empty_like(sim._cstate0))
+        self.sens = sensing.scratch_sensor_tables(sim.model, sim._cstate0)
         self.stack = np.empty(max(self.tables.code.stack, 1))
 
     def fork(self, sim) -> "Machines":

@@ -7,10 +7,12 @@ array by array cost more than computing them on a humanoid.
 from __future__ import annotations
 
 import numba
+import numpy as np
 from numba.experimental import structref
 
+from pipeline.physics.contact.bodies import make_shape_scratch
 from pipeline.physics.contact.forces import contact_forces
-from pipeline.physics.kinematics import joint_pass
+from pipeline.physics.kinematics import joint_pass, make_workspace
 from pipeline.physics.structs import Struct
 
 
@@ -51,3 +53,10 @@ def contact_wrenches(tables, t, cstate):
     w = tables.work
     contact_forces(tables.contact, t, cstate, tables.cs_out, w.xpos, w.xrot, w.v, fext,
                    tables.shapes)
+
+
+def scratch_sensor_tables(model, cstate0) -> SensorTables:
+    """SensorTables of a compiled model over scratch of their own (a controller loop's):
+    a kinematics workspace, the wrenches, the collision scratch and a contact state."""
+    return new_sensor_tables(model.tree, model.contact, make_workspace(model.nbody, model.nv),
+                             np.zeros((model.nbody, 6)), make_shape_scratch(), np.empty_like(cstate0))
