@@ -187,7 +187,8 @@ class Frame:
     """World kinematics of one state: rotations R, joint positions x, angular velocities
     omega, body COMs and the whole-body COM com with its velocity com_vel; and from the
     contact wrenches, the vertical ground force on each foot (grf: left, right, foot and
-    toes) and whether any other body touches the ground. One per controller, refilled by
+    toes; then the toes' part of each: left, right) and whether any other body touches the
+    ground. One per controller, refilled by
     `update` every frame."""
 
     def __init__(self, rig: Rig):
@@ -200,7 +201,7 @@ class Frame:
         self.com_state = np.empty(6)
         self.com = self.com_state[:3]
         self.com_vel = self.com_state[3:]
-        self.grf = np.zeros(2)
+        self.grf = np.zeros(4)
         self.touching = False
 
     def update(self, sensors) -> Frame:
@@ -235,6 +236,8 @@ def biped_kinematics(tree, work, mass, bodies, wrench, feet, others, R, x, omega
     com_state /= total
     grf[0] = wrench[feet[0], 5] + wrench[feet[1], 5]
     grf[1] = wrench[feet[2], 5] + wrench[feet[3], 5]
+    grf[2] = wrench[feet[1], 5]
+    grf[3] = wrench[feet[3], 5]
     for b in others:
         if wrench[b, 3] != 0.0 or wrench[b, 4] != 0.0 or wrench[b, 5] != 0.0:
             return True

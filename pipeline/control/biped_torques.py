@@ -24,9 +24,10 @@ from pipeline.physics.model import BALL, REVOLUTE, UNIVERSAL
 PARAMS = ("speed", "step_time", "step_height", "step_width", "lean", "knee_bend", "alpha",
           "ipm_gain", "ipm_gain_coronal", "max_step", "k_v", "coronal_kp", "coronal_kd",
           "max_force_sagittal", "max_force_coronal", "stand_kp", "stand_kd", "ipm",
-          "gravity_compensation", "velocity_tuning", "yaw_friction", "twist_damping")
+          "gravity_compensation", "velocity_tuning", "yaw_friction", "twist_damping", "heel_guard")
 (SPEED, STEP_TIME, STEP_HEIGHT, STEP_WIDTH, LEAN, KNEE_BEND, ALPHA, IPM_GAIN, IPM_GAIN_COR, MAX_STEP, K_V,
- COR_KP, COR_KD, MAX_F_SAG, MAX_F_COR, STAND_KP, STAND_KD, IPM, GC, VT, YAW_FRICTION, TWIST_DAMPING) = range(len(PARAMS))
+ COR_KP, COR_KD, MAX_F_SAG, MAX_F_COR, STAND_KP, STAND_KD, IPM, GC, VT, YAW_FRICTION, TWIST_DAMPING,
+ HEEL_GUARD) = range(len(PARAMS))
 # st: the controller's state: stance side (0 left, 1 right), phase, walking (0/1), the side
 # the COM shifts toward before a first step (-1: none), the slewed desired heading, the
 # nominal pelvis height, the desired heading's rate (rad/s), the heading the swing foot
@@ -47,7 +48,8 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
                   par, st, swing_start, knots, ctrl, damping, target):
     """Write this frame's joint forces into ctrl and the joints' damping (kd, which the
     implicit integrator takes at the step's end) into damping; target gets the swing
-    foot's placement. grf: the vertical ground force on each foot (left, right); sole: the
+    foot's placement. grf: the vertical ground force on each foot (left, right), then its
+    toes' part (left, right); sole: the
     foot's extent about the ankle (heel, front, right side, left side; foot axes); thigh
     and shin: each leg's lengths (left, right)."""
     nb = R.shape[0]
@@ -278,6 +280,22 @@ def _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sol
                 for i in range(2):
                     ax = R[joint][:, i].copy()
                     t = dot(torque, ax)
+                    if i == 1 and t > 0.0 and walking and par[HEEL_GUARD] > 0.5 and par[SPEED] > 0.0 \
+                            and grf[2 + s] <= 0.0:
+                        # the foot-roll guard (Coros Ch. 5: no ankle share while the stance foot
+                        # is not planted, its toes off the ground; the released code tests
+                        # the toes' contact): walking forwards, a foot on its heel with its
+                        # toes off stands on the edge it lands on, not yet planted, and the
+                        # share that loads the heel more (pushing the body forwards) only
+                        # holds the pressure on that edge. Pushed back and sideways, it held
+                        # it on the heel's inner corner, where the foot holds no yaw: the
+                        # stance foot and pelvis spun 70-120 degrees and the feet landed
+                        # across each other (docs/biped.md, W4). Walking backwards the heel
+                        # is the edge a stance ends on and that share is the brake (without
+                        # it the -0.6 m/s walk ran away to -1.65 m/s and fell); the share
+                        # that loads the toes presses the foot flat and stays
+                        torque -= t * ax
+                        continue
                     # the joint gets -torque: about x the load to the side balances it, about y the load ahead
                     lo, hi = (-0.5 * (sole[3] - sole[2]) * n, 0.5 * (sole[3] - sole[2]) * n) if i == 0 else (-n * sole[1], -n * sole[0])
                     torque -= (t - clip(t, lo, hi)) * ax

@@ -65,6 +65,7 @@ DEFAULTS = {
     "ipm": True,             # layers, for ablations
     "gravity_compensation": True,
     "velocity_tuning": True,
+    "heel_guard": True,      # walking forwards, no ankle share that loads a heel whose toes are off (biped_torques)
     "twist_damping": 0.3,    # the root-controlled hips' twist damping, a fraction of the hip's kd
     "yaw_friction": 0.04,    # m: the stance foot holds yaw torques up to yaw_friction x its load (mu r)
     "recover": True,         # standing: step when the capture point leaves the feet (Coros §5.5)
