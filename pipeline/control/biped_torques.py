@@ -283,17 +283,15 @@ def _virtual_force(R, x, body_com, com, com_vel, grf, idx, mass, total_mass, sol
                     if i == 1 and t > 0.0 and walking and par[HEEL_GUARD] > 0.5 and par[SPEED] > 0.0 \
                             and grf[2 + s] <= 0.0:
                         # the foot-roll guard (Coros Ch. 5: no ankle share while the stance foot
-                        # is not planted, its toes off the ground; the released code tests
-                        # the toes' contact): walking forwards, a foot on its heel with its
-                        # toes off stands on the edge it lands on, not yet planted, and the
-                        # share that loads the heel more (pushing the body forwards) only
-                        # holds the pressure on that edge. Pushed back and sideways, it held
-                        # it on the heel's inner corner, where the foot holds no yaw: the
-                        # stance foot and pelvis spun 70-120 degrees and the feet landed
-                        # across each other (docs/biped.md, W4). Walking backwards the heel
-                        # is the edge a stance ends on and that share is the brake (without
-                        # it the -0.6 m/s walk ran away to -1.65 m/s and fell); the share
-                        # that loads the toes presses the foot flat and stays
+                        # is not planted, its toes off the ground): the share that loads the heel
+                        # of a foot whose toes bear no load holds the pressure on the heel. Pushed
+                        # back and sideways, it held it on the heel's inner corner, where the foot
+                        # holds no yaw: the stance foot and pelvis spun 70-120 degrees and the
+                        # feet landed across each other (docs/biped.md, W4). Only while it drives
+                        # the body along its walk (V_d > 0): walking backwards it is the brake, as
+                        # the share that loads the front is walking forwards, and either dropped
+                        # let the COM run away (to -1.65 m/s and a fall; to 1.7 m/s after a push
+                        # from the front), the next foot placement being the only other brake
                         torque -= t * ax
                         continue
                     # the joint gets -torque: about x the load to the side balances it, about y the load ahead
