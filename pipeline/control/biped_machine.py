@@ -132,7 +132,7 @@ def biped_frame(bt, k, tree, work, wrench, t, dt, ctrl, damping, s, out):
     omega = np.empty((nb, 3))
     body_com = np.empty((nb, 3))
     com_state = np.empty(6)
-    grf = np.zeros(2)
+    grf = np.zeros(4)  # each foot's vertical ground force, then its toes' part (biped_kinematics)
     idx = bt.idx[k]
     touching = biped_kinematics(tree, work, bt.mass[k], bt.bodies[k, :bt.nbodies[k]], wrench, bt.feet[k],
                                 bt.others[k, :bt.nothers[k]], R, x, omega, body_com, com_state, grf)
