@@ -102,11 +102,15 @@ def biped_tables(sim, walkers) -> BipedTables:
     n = len(rigs)
 
     def padded(name):
-        out = np.zeros((n, nb), np.int64)
+        """(rows of each rig's index list, zero-padded; their lengths)."""
+        out, counts = np.zeros((n, nb), np.int64), np.zeros(n, np.int64)
         for k, r in enumerate(rigs):
             a = getattr(r, name)
-            out[k, :a.shape[0]] = a
-        return out, np.array([getattr(r, name).shape[0] for r in rigs], np.int64)
+            out[k, :a.shape[0]], counts[k] = a, a.shape[0]
+        return out, counts
+
+    def stack(name):
+        return np.ascontiguousarray(np.stack([getattr(r, name) for r in rigs]))
 
     bodies, nbodies = padded("bodies")
     others, nothers = padded("others")
@@ -116,7 +120,6 @@ def biped_tables(sim, walkers) -> BipedTables:
         for j, table in enumerate((c.knots, c.knots_back)):
             knots[k, j] = table[:, -1:]  # the last knot repeated evaluates as the last knot
             knots[k, j, :, :table.shape[1]] = table
-    stack = lambda name: np.ascontiguousarray(np.stack([getattr(r, name) for r in rigs]))  # noqa: E731
     return BipedTables(
         idx=stack("idx"), parent=rigs[0].parent, mass=stack("mass"),
         total_mass=np.array([r.total_mass for r in rigs]), bodies=bodies, nbodies=nbodies, others=others,

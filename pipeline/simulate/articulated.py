@@ -446,8 +446,7 @@ class Simulation:
         done = np.zeros(2, np.int64)
         limits = self._runaway.limits((d.frame + frames) * self.dt)
         every = int(s.record_every) if rec is not None else 0
-        machines = self.machines if d.machine_states.shape[0] else None
-        loop = machines or self._loop_bipeds()
+        loop = self._loop()
         trace = self._new_trace(frames, rec is not None)
         args = (self.method, self.dt, d.frame, frames, self.h, float(s.atol), float(s.rtol),
                 float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next, fail,
@@ -455,12 +454,12 @@ class Simulation:
         try:
             if loop is None:
                 status = advance_frames_of(self._tables, self._live_ref(), *args, 0, trace, done)
-            elif machines is None:
+            elif loop is self.bipeds:
                 status = loop.advance(self, args, trace, done)
             else:
-                status = advance_with_machines(self._tables, self._live_ref(), machines.tables,
-                                               machines.sens, d.machine_slots, d.machine_states,
-                                               machines.stack, *args, trace, done)
+                status = advance_with_machines(self._tables, self._live_ref(), loop.tables, loop.sens,
+                                               d.machine_slots, d.machine_states, loop.stack, *args, trace,
+                                               done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
@@ -473,7 +472,7 @@ class Simulation:
         its boundary), q, qd, then the channels of the controllers in the step loop."""
         d = self.data
         every = int(self.settings.record_every) if recording else 0
-        loop = self.machines if d.machine_states.shape[0] else self._loop_bipeds()
+        loop = self._loop()
         return np.empty(((d.frame + frames - 1) // every - d.frame // every if every else 0,
                          self.model.nq + self.model.nv + (len(loop.names) if loop else 0)))
 
@@ -496,14 +495,14 @@ class Simulation:
             raise error
         if frames > 1:  # what their starts would have dropped
             self._drop_ended_pushes()
-        loop = self.machines if d.machine_states.shape[0] else self._loop_bipeds()
+        loop = self._loop()
         if loop is not None:
             loop.publish(d)
 
-    def _loop_bipeds(self) -> Bipeds | None:
-        """The Bipeds when they tick in the step loop."""
-        d = self.data
-        return self.bipeds if self.bipeds is not None and not d.machine_states.shape[0] else None
+    def _loop(self) -> Machines | Bipeds | None:
+        """The controllers that tick in the step loop: the fsm machines, else the bipeds
+        (beside machines, bipeds tick at every frame boundary)."""
+        return self.machines or self.bipeds
 
     def _skip_controllers(self, first: int, n: int) -> dict[str, np.ndarray]:
         """Let the Python controllers whose quiet_frames allowed a stretch catch up the n frame
@@ -528,7 +527,7 @@ class Simulation:
         trajectory_poses(m.tree, rows, self._work.dyn, pos, quat)
         frames = (first + np.arange(n)) * self.settings.record_every
         nqv = m.nq + m.nv
-        names = (self.machines or self.bipeds).names if rows.shape[1] > nqv else []
+        names = self._loop().names if rows.shape[1] > nqv else []
         row_channels = dict(zip(names, rows[:, nqv:].T))
         stretch = self.data.frame + 1  # the frame of each skipped channel's first row
         row_channels.update({name: values[frames - stretch] for name, values in skipped.items()})
