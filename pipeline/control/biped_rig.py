@@ -188,8 +188,8 @@ class Frame:
     omega, body COMs and the whole-body COM com with its velocity com_vel; and from the
     contact wrenches, the vertical ground force on each foot (grf: left, right, foot and
     toes; then the toes' part of each: left, right) and whether any other body touches the
-    ground. One per controller, refilled by
-    `update` every frame."""
+    ground: what a controller starts from (each frame's is biped_machine's, from the same
+    `biped_kinematics`)."""
 
     def __init__(self, rig: Rig):
         nb = rig.nbody

@@ -260,30 +260,16 @@ def _together(sims, active, k, every, recs, out, threads) -> None:
     group = [sims[i] for i in active]
     if group[0].bipeds is not None:
         status, fail, done, traces = _advance_bipeds(group, k, threads)
-        for j, i in enumerate(active):
-            try:
-                group[j]._conclude(k, int(status[j]), fail[j], done[j], traces[j], recs[i])
-            except CorpusError as error:
-                out[i] = error
-        return
-    frame0 = group[0].data.frame
-    rows = 1 + (frame0 + k - 1) // every - frame0 // every  # the trace _integrate would keep, after the start
-    traj, status, done, fail = _advance(group, k, every, 0, rows, threads)
-    m = group[0].model
-    for j, (i, sim) in enumerate(zip(active, group)):
-        d = sim.data
-        channels = sim._skip_controllers(frame0 + 1, int(done[j, 0]) - 1)
-        traced = int(done[j, 1])
-        if traced:
-            sim._record_trace(recs[i], traj[j, 1:1 + traced, :m.nq + m.nv], frame0 // every + 1, channels)
-        d.frame = frame0 + int(done[j, 0])
-        if k > 1:
-            d.boundary_frame = d.frame - 1
-        error = sim._settle(int(status[j]), fail[j])
-        if error is not None:
+    else:
+        frame0 = group[0].data.frame
+        rows = 1 + (frame0 + k - 1) // every - frame0 // every  # the trace _integrate would keep, after the start
+        traj, status, done, fail = _advance(group, k, every, 0, rows, threads)
+        traces = traj[:, 1:, :group[0].model.nq + group[0].model.nv]
+    for j, i in enumerate(active):
+        try:
+            group[j]._conclude(k, int(status[j]), fail[j], done[j], traces[j], recs[i])
+        except CorpusError as error:
             out[i] = error
-        elif k > 1:
-            sim._drop_ended_pushes()
 
 
 def _check(sim, first, frame0: int, frames: int) -> None:
