@@ -53,12 +53,15 @@ class Recording:
             out[CHANNEL_PREFIX + name] = values
         return out
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write a compressed .npz atomically (a crash never leaves a complete-looking file).
-        It is np.savez_compressed's archive at zlib's fastest level: the 10,000 frames of a 50 s
-        humanoid run compress in 0.58 s instead of numpy's 1.55 s, into a file 0.5% larger."""
+    def save(self, path: str | os.PathLike, *, compress: bool = False) -> None:
+        """Write the .npz atomically (a crash never leaves a complete-looking file): np.savez's
+        archive, or with `compress` np.savez_compressed's at zlib's fastest level. Stored is the
+        default because simulated states compress poorly and slowly: the 10,001 frames of a 50 s
+        humanoid run are written in 0.07 s (20.2 MB) against 0.28 s compressed (11.7 MB), and
+        simulated in 0.2 s."""
+        method = dict(compression=zipfile.ZIP_DEFLATED, compresslevel=1) if compress else {}
         with atomic_path(path) as tmp:
-            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+            with zipfile.ZipFile(tmp, "w", **method) as archive:
                 for key, value in self.arrays().items():
                     with archive.open(key + ".npy", "w", force_zip64=True) as fh:
                         np.lib.format.write_array(fh, np.asanyarray(value), allow_pickle=False)

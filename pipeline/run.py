@@ -84,7 +84,7 @@ def run_scene(source, out_dir: str | os.PathLike | None = None, *, export_option
         raise_if_interrupted()  # numba may have swallowed it while loading the kernels
         recording = timed(run.timings, "simulate_s", kernels,
                           lambda: sim.run(duration=duration, progress=None if not quiet else False))
-        recording.save(stage / TRAJECTORY)
+        save_trajectory(run, recording, kernels, stage)
         return publish_run(run, sim, recording, kernels, stage)
 
 
@@ -121,6 +121,15 @@ def timed(timings: dict, phase: str, kernels, work):
     result = work()
     timings[phase] = time.perf_counter() - t - (kernels.seconds - compiling)
     return result
+
+
+def save_trajectory(run: PreparedRun, recording, kernels, stage: Path) -> None:
+    """The recording as TRAJECTORY in the staging folder, compressed if the outputs ask,
+    timed as `save_s`."""
+    from pipeline.export.options import resolve_options
+
+    compress = resolve_options(run.options).compress_trajectory
+    timed(run.timings, "save_s", kernels, lambda: recording.save(stage / TRAJECTORY, compress=compress))
 
 
 def publish_run(run: PreparedRun, sim, recording, kernels, stage: Path) -> RunResult:

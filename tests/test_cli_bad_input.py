@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from pipeline.cli import main
+from pipeline.recording import Recording
 
 CORPUS = [sys.executable, "-m", "pipeline.cli"]
 
@@ -335,14 +336,18 @@ def test_render_a_trajectory_that_is_not_one(corpus, damaged_run):
            "body_pos, body_quat, q, qd)\n")
 
 
-@pytest.mark.parametrize("damage, reason", [
-    (lambda data: data[:len(data) // 2], "the archive is truncated or damaged (File is not a zip file)"),
-    (lambda data: b"", "the file is empty"),
-    (lambda data: bytes(range(256)), "not an .npz archive (the file does not start like a zip file)"),
-    (lambda data: data[:40] + bytes(64) + data[104:],
+@pytest.mark.parametrize("compress, damage, reason", [
+    (False, lambda data: data[:len(data) // 2], "the archive is truncated or damaged (File is not a zip file)"),
+    (False, lambda data: b"", "the file is empty"),
+    (False, lambda data: bytes(range(256)), "not an .npz archive (the file does not start like a zip file)"),
+    (False, lambda data: data[:40] + bytes(64) + data[104:],
+     "the archive is truncated or damaged (Bad CRC-32 for file 'time.npy')"),
+    (True, lambda data: data[:40] + bytes(64) + data[104:],
      "the archive is truncated or damaged (Error -3 while decompressing data: invalid stored block lengths)"),
 ])
-def test_render_a_truncated_or_damaged_trajectory(corpus, damaged_run, damage, reason):
+def test_render_a_truncated_or_damaged_trajectory(corpus, damaged_run, compress, damage, reason):
+    if compress:  # outputs.compress_trajectory
+        Recording.load(damaged_run / "trajectory.npz").save(damaged_run / "trajectory.npz", compress=True)
     data = (damaged_run / "trajectory.npz").read_bytes()
     (damaged_run / "trajectory.npz").write_bytes(damage(data))
     assert corpus("render", "damaged", "--quiet") == (

@@ -29,7 +29,8 @@ def test_run_writes_a_complete_reloadable_run_directory(tmp_path):
     assert {"scene.json", "trajectory.npz"} <= set(manifest["files"])
     assert manifest["simulated_time_s"] == pytest.approx(0.05)
     assert str((REPO / "scenes/pendulum5.yaml").resolve()) in manifest["inputs"]
-    assert set(manifest["timings"]) == {"load_s", "compile_s", "simulate_s", "export_s", "kernel_compile_s"}
+    assert set(manifest["timings"]) == {"load_s", "compile_s", "simulate_s", "save_s", "export_s",
+                                            "kernel_compile_s"}
     assert not list(tmp_path.glob(".*partial*"))
     # scene.json is the canonical document: it loads again to the same scene
     again = pipeline.load_scene(json.loads((out / "scene.json").read_text()))
@@ -40,6 +41,21 @@ def test_run_writes_a_complete_reloadable_run_directory(tmp_path):
         assert np.array_equal(x, y)
     with np.load(out / "trajectory.npz") as z:
         assert z["q"].shape[1] == 5 and z["time"][-1] == pytest.approx(0.05)
+
+
+def test_trajectory_is_stored_unless_the_outputs_ask_to_compress_it(tmp_path):
+    import zipfile
+
+    for compress in (False, True):
+        run_scene(REPO / "scenes/pendulum5.yaml", tmp_path / str(compress), duration=0.05, quiet=True,
+                  export_options={**NO_MEDIA, "compress_trajectory": compress})
+        with zipfile.ZipFile(tmp_path / str(compress) / "trajectory.npz") as archive:
+            methods = {info.compress_type for info in archive.infolist()}
+        assert methods == {zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED}
+    stored, deflated = (np.load(tmp_path / name / "trajectory.npz") for name in ("False", "True"))
+    assert stored.files == deflated.files
+    for key in stored.files:
+        assert np.array_equal(stored[key], deflated[key])
 
 
 def test_a_failing_run_leaves_earlier_outputs_byte_identical(tmp_path):

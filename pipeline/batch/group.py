@@ -62,7 +62,7 @@ def run_group_here(group: dict, reply: Callable[[dict, str], None]) -> None:
     from pipeline.compile_watch import announced
     from pipeline.errors import CorpusError, raise_if_interrupted
     from pipeline.fileio import staging_folder
-    from pipeline.run import TRAJECTORY, prepare_run, publish_run, timed
+    from pipeline.run import prepare_run, publish_run, save_trajectory, timed
     from pipeline.simulate.articulated import Simulation
     from pipeline.simulate.rollout import run_together, together_key
 
@@ -103,10 +103,10 @@ def run_group_here(group: dict, reply: Callable[[dict, str], None]) -> None:
                                        stages.enter_context(staging_folder(run.out_dir, "the run directory"))))
                     except CorpusError as error:
                         failed(job, error)
-                # compressing the recordings is most of a short job's time besides simulating, and
-                # zlib lets other threads run meanwhile
+                # writing (and compressing, if asked) the recordings is most of a short job's
+                # time besides simulating, and file writes and zlib let other threads run meanwhile
                 with ThreadPoolExecutor(group["threads"]) as savers:
-                    list(savers.map(lambda s: s[3].save(s[4] / TRAJECTORY), staged))
+                    list(savers.map(lambda s: save_trajectory(s[1], s[3], kernels, s[4]), staged))
                 for job, run, sim, recording, stage in staged:
                     try:
                         publish_run(run, sim, recording, kernels, stage)

@@ -34,6 +34,7 @@ class ExportOptions:
     gait_window: float = 1.0  # seconds of gait history in the inset
     ground_tile: float | None = None  # checker tile edge, m (None: from the creature size)
     gif_width: int = 480
+    compress_trajectory: bool = False  # deflate trajectory.npz (schemas/outputs.schema.json)
     quiet: bool = False
 
     @property
@@ -109,4 +110,5 @@ def resolve_options(options: dict | ExportOptions | None) -> ExportOptions:
         show_time=bool(overlays.get("time", True)), show_gait=bool(overlays.get("gait", True)),
         gait_window=float(overlays.get("gait_window", 1.0)),
         ground_tile=(o.get("ground") or {}).get("tile"), gif_width=int(o.get("gif_width", 480)),
+        compress_trajectory=bool(o.get("compress_trajectory", False)),
         quiet=bool(o.get("quiet", False)))
