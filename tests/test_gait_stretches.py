@@ -1,7 +1,7 @@
 """The gait controller lets the step loop run the frames between its transitions in one kernel
 call (GaitStep.quiet_frames / skip): a run records the same to the bit as one that calls the
-controller at every frame start, through gait starts, steps, stances, program timers, a
-speed ramp, record_every not dividing the stretches and a stop event inside a stretch."""
+controller at every frame start, through gait starts, steps, stances, program timers, speed
+ramps, record_every not dividing the stretches and a stop event inside a stretch."""
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +35,8 @@ FAR = {"name": "far", "when": {"body": "abdomen", "quantity": "x", "above": 0.00
 
 @pytest.mark.parametrize("record_every, timeline, events", [
     (20, [GO], []),
-    (3, [GO, {"at": 0.12, "do": {"gait": {"speed": 1.6, "time": 0.05}}}], []),  # a ramp: frame by frame
+    (3, [GO, {"at": 0.1, "do": {"gait": {"speed": 1.6, "time": 0.08}}},  # ramps up and down, each
+         {"at": 0.2, "do": {"gait": {"speed": 1.1, "time": 0.05}}}], []),  # ending inside a stretch
     (3, [GO], [FAR]),
 ])
 def test_stretches_record_what_frame_by_frame_records(monkeypatch, record_every, timeline, events):
@@ -50,6 +51,8 @@ def test_stretches_record_what_frame_by_frame_records(monkeypatch, record_every,
         assert 0.15 < by_frame.time[-1] < 0.28 and stretched.time[-1] == by_frame.time[-1]
     assert len(frame_calls) == frames + 1  # every frame start and the end's
     assert len(stretched_calls) < frames / 3  # the stretches skipped most starts
+    ramping = [t for t in stretched_calls if 0.1 < t < 0.25]
+    assert len(ramping) < 0.15 * 2400 / 3  # ramps too
     np.testing.assert_array_equal(stretched.time, by_frame.time)
     for name in ("q", "qd", "body_pos", "body_quat"):
         np.testing.assert_array_equal(getattr(stretched, name), getattr(by_frame, name), err_msg=name)

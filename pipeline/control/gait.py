@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pipeline.control.gait_schedule import LEGS, GaitSchedule, GaitTiming
+from pipeline.control.gait_schedule import LEGS, Coast, GaitSchedule, GaitTiming
 from pipeline.control.commands import (execute, forward_to_controller, located, register_command,
                                        register_controller_kind)
 from pipeline.errors import CorpusError, Problem
@@ -112,13 +112,12 @@ class GaitController:
         self._fire_timers(t, execute)
         return events
 
-    def coast(self, times: np.ndarray) -> tuple[np.ndarray, int] | None:
+    def coast(self, times: np.ndarray) -> Coast | None:
         """GaitSchedule.coast, also stopping at the first frame a program's timer fires."""
         ahead = self.schedule.coast(times)
         if ahead is None or not self._timers:
             return ahead
-        phases, quiet = ahead
-        return phases, min(quiet, int(np.searchsorted(times + 1e-12, self._timers[0][0])))
+        return ahead._replace(quiet=min(ahead.quiet, int(np.searchsorted(times + 1e-12, self._timers[0][0]))))
 
     def channels(self) -> dict[str, np.ndarray]:
         s = self.schedule
@@ -223,7 +222,7 @@ class GaitStep:
 
     def __init__(self, controller: GaitController, sensors: LegSensors, where):
         self.controller, self.sensors, self.where = controller, sensors, where
-        self._ahead = None  # (first frame, times, phases) that quiet_frames looked ahead over
+        self._ahead = None  # (first frame, Coast) that quiet_frames looked ahead over
 
     def __call__(self, sim, t: float) -> None:
         c = self.controller
@@ -236,30 +235,27 @@ class GaitStep:
     def quiet_frames(self, sim, most: int) -> int:
         """How many frames from this one (just run, at most `most`) may pass before this
         controller has more to do than advance its oscillators: 1 while reflexes read the
-        sensors every frame or the speed ramps."""
+        sensors every frame."""
         s = self.controller.schedule
         d = sim.data
         if most <= 1 or s.step_reflex or s.load_reflex or s.t != d.time:
             return 1
-        times = np.arange(d.frame + 1, d.frame + most) * sim.dt  # the frame times d.time takes
-        ahead = self.controller.coast(times)
+        ahead = self.controller.coast(np.arange(d.frame + 1, d.frame + most) * sim.dt)  # the times d.time takes
         if ahead is None:
             return 1
-        phases, quiet = ahead
-        self._ahead = (d.frame + 1, times[:quiet], phases[:quiet])
-        return 1 + quiet
+        self._ahead = (d.frame + 1, ahead)
+        return 1 + ahead.quiet
 
     def skip(self, sim, first: int, n: int) -> dict[str, np.ndarray]:
         """Catch up the n frame starts from frame `first` that a kernel call passed (within
         what quiet_frames allowed); their channels (n rows) for the recording."""
         ahead, self._ahead = self._ahead, None
-        if ahead is None or ahead[0] != first or n > ahead[1].size:
+        if ahead is None or ahead[0] != first or n > ahead[1].quiet:
             raise RuntimeError("gait controller: frames skipped that quiet_frames did not allow")
-        times, phases = ahead[1][:n], ahead[2][:n]
-        s = self.controller.schedule
-        s.coast_to(float(times[-1]), float(phases[-1]))
+        ahead = ahead[1]
+        self.controller.schedule.coast_to(ahead, n - 1)
         sim.data.channels.update(self.controller.channels())
-        return {"oscillator_phase": np.mod(phases[:, None] + s.offsets(), 1.0) * 360.0}
+        return {"oscillator_phase": np.mod(ahead.phases[:n, None] + ahead.offsets[:n], 1.0) * 360.0}
 
 
 def make_gait_controller(sim, ref):

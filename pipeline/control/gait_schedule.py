@@ -10,15 +10,19 @@ the constant `protime` (rule 3) and returns to stance.
 Phases are kept in cycles (1 cycle = 360°), unbounded, so a crossing of 90° is an integer
 crossing of `phase - 1/4`; each leg remembers the next crossing it may still fire on, which
 gives at most one trigger per leg per cycle even while T (and hence the offsets) changes.
-Everything here runs once per frame in Python, never inside the integrator (thesis §1.3).
+It runs at frame starts, never inside the integrator (thesis §1.3): at the frames where legs
+change state in Python, between them as a look-ahead (`coast`) over the frames a kernel call
+runs without it.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from pipeline.control.gait_ramp import ramp, ramp_ahead
 from pipeline.errors import CorpusError
 
 LEGS = ("fl", "fr", "ml", "mr", "bl", "br")  # thesis leg numbers 0..5
@@ -76,6 +80,17 @@ class GaitTiming:
 
     def clamp(self, speed: float) -> float:
         return min(max(speed, self.topspeed), self.bottomspeed)
+
+
+class Coast(NamedTuple):
+    """GaitSchedule.coast's look-ahead: at each frame time, the master phase, the speed, the
+    ramp's rate and the legs' phase offsets; `quiet` frames pass before update() has more to do."""
+    times: np.ndarray
+    phases: np.ndarray
+    speeds: np.ndarray
+    rates: np.ndarray
+    offsets: np.ndarray  # (frames, 6)
+    quiet: int
 
 
 class GaitSchedule:
@@ -142,32 +157,22 @@ class GaitSchedule:
             self.timing.deltaspeed = 0.0
             self.timing.speed_target = None
 
-    def _ramp(self, dt: float) -> tuple[float, float, bool]:
-        """(phase gained, speed reached, ramp ended) after dt of the current speed ramp.
-
-        dφ/dt = 1 / (cycletime · s(t)); for linear s the integral is exact:
-        ln(s1/s0) / (cycletime · rate). The ramp stops at `speed_target` or the bounds.
-        """
+    def _limit(self) -> float:
+        """Where the current ramp stops: `speed_target` or the bound it runs toward."""
         tm = self.timing
-        s0, rate = tm.speed, tm.deltaspeed
-        if rate == 0:
-            return dt / (tm.cycletime * s0), s0, False
-        limit = tm.clamp(tm.speed_target if tm.speed_target is not None else (
-            tm.bottomspeed if rate > 0 else tm.topspeed))
-        ramp_dt = min(dt, max((limit - s0) / rate, 0.0))
-        ended = ramp_dt < dt
-        s1 = limit if ended else s0 + rate * ramp_dt
-        gain = math.log(s1 / s0) / (tm.cycletime * rate) if s1 != s0 else 0.0
-        return gain + (dt - ramp_dt) / (tm.cycletime * s1), s1, ended
+        return tm.clamp(tm.speed_target if tm.speed_target is not None else (
+            tm.bottomspeed if tm.deltaspeed > 0 else tm.topspeed))
 
     def _phase_gain(self, dt: float) -> float:
-        return self._ramp(dt)[0]
+        tm = self.timing
+        return ramp(tm.speed, tm.deltaspeed, self._limit(), dt, tm.cycletime)[0]
 
     def _advance_speed_and_phase(self, dt: float) -> None:
-        gain, self.timing.speed, ended = self._ramp(dt)
+        tm = self.timing
+        gain, tm.speed, ended = ramp(tm.speed, tm.deltaspeed, self._limit(), dt, tm.cycletime)
         self.phase += gain
         if ended:
-            self.timing.deltaspeed, self.timing.speed_target = 0.0, None
+            tm.deltaspeed, tm.speed_target = 0.0, None
 
     # -- one frame ---------------------------------------------------------------------
     def update(self, t: float, step_reflex_fired=None, load_inhibited=None) -> list[tuple[int, str]]:
@@ -210,34 +215,36 @@ class GaitSchedule:
             events.append((i, "step"))
         return events
 
-    def coast(self, times: np.ndarray) -> tuple[np.ndarray, int] | None:
+    def coast(self, times: np.ndarray) -> Coast | None:
         """Look ahead over later frame times `times` (increasing) without changing anything:
-        the master phase update() would reach at each, and how many of them pass before the
-        first at which update() would do more than advance it (a step ends, an oscillator
-        triggers, an uninhibited potential leg steps). None while the speed ramps.
-
-        The phases are the same sums, in the same order, that update() forms one frame at a
-        time (cumsum accumulates sequentially), so a run that skips those calls stays
-        identical to the bit."""
+        what update() would reach at each, and how many of them pass before the first at which
+        update() would do more than advance the oscillators (a step ends, an oscillator
+        triggers, an uninhibited potential leg steps). The oscillators come from the same
+        compiled arithmetic, frame after frame, that update() runs (gait_ramp.py), through
+        speed ramps too, so a run that skips those calls stays identical to the bit."""
         tm = self.timing
         if not self.running:
-            return np.full(times.shape, self.phase), times.size
-        if tm.deltaspeed != 0:
-            return None
+            still = np.full(times.shape, self.phase)
+            return Coast(times, still, np.full(times.shape, tm.speed), np.full(times.shape, tm.deltaspeed),
+                         np.broadcast_to(self.offsets(), (times.size, 6)), times.size)
         for i in np.flatnonzero(self.state == POTENTIAL):
             if not (self.neighbour_inhibition and any(self.state[j] == STEP for j in NEIGHBOURS[i])):
                 return None
-        gains = np.diff(times, prepend=self.t) / (tm.cycletime * tm.speed)
-        phases = np.cumsum(np.concatenate(([self.phase], gains)))[1:]
+        phases, speeds, rates, ahead = ramp_ahead(self.t, self.phase, tm.speed, tm.deltaspeed, self._limit(),
+                                                  tm.cycletime, tm.dlegtime, times)
+        offsets = ahead[:, SEGMENT] + RIGHT * tm.right_offset
         ends = (self.state == STEP) & (times[:, None] >= self.step_start + tm.protime - _EPS)
-        triggers = phases[:, None] + self.offsets() - 0.25 >= self._next_crossing - _EPS
+        triggers = phases[:, None] + offsets - 0.25 >= self._next_crossing - _EPS
         busy = np.flatnonzero((ends | triggers).any(axis=1))
-        return phases, int(busy[0]) if busy.size else times.size
+        return Coast(times, phases, speeds, rates, offsets, int(busy[0]) if busy.size else times.size)
 
-    def coast_to(self, t: float, phase: float) -> None:
-        """Take the state update() would have reached at time t in a stretch that coast()
-        found quiet: only the clock and the master phase move."""
-        self.t, self.phase = t, phase
+    def coast_to(self, ahead: Coast, k: int) -> None:
+        """Take the state update() would have reached at frame k of a stretch that coast()
+        found quiet: only the clock, the master phase and the speed (and a ramp's end) move."""
+        tm = self.timing
+        self.t, self.phase, tm.speed = float(ahead.times[k]), float(ahead.phases[k]), float(ahead.speeds[k])
+        if ahead.rates[k] == 0.0 and tm.deltaspeed != 0.0:
+            tm.deltaspeed, tm.speed_target = 0.0, None
 
     def swing(self) -> np.ndarray:
         """1.0 for each leg that is stepping, in the order FL, FR, ML, MR, BL, BR."""
