@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import pipeline
-from pipeline.control.biped_walk_controller import BipedWalk
 from simulation_helpers import bundled_scene_doc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,22 +68,33 @@ def test_a_forked_biped_goes_on_as_the_original():
     assert twin.data.user["biped_walk"]["biped"] is not sim.data.user["biped_walk"]["biped"]
 
 
-def test_bipeds_tick_at_every_boundary_beside_fsm_machines():
-    """fsm machines have a step loop of their own: a biped beside one ticks from Python at
-    each frame boundary, and walks as it does alone."""
+def watch(name: str, sensors: dict, rule: str) -> dict:
+    """An fsm controller on the biped that only records a variable."""
+    return {"controller": name, "kind": "fsm", "creature": "biped", "sensors": sensors,
+            "fsm": {"variables": {"v": 0}, "initial": "up", "states": {"up": {"do": [{"v": rule}]}}}}
+
+
+def test_bipeds_and_fsm_machines_tick_in_one_loop_in_scene_order():
+    """A scene with both ticks them in one step loop (pipeline/control/mixed_frames.py), in
+    scene order: machines before and after the biped that read its knee's joint force (its
+    torque of the same frame start is part of it) record what boundary ticks record, and the
+    biped walks as it does alone."""
     doc = walk_scene(2.0, 10, [{"at": 0.2, "do": {"walk": {"speed": 0.6}}}], [])
     alone = compiled(doc, True)
-    doc["controllers"].append({"controller": "watch", "kind": "fsm", "creature": "biped",
-                               "sensors": {"h": {"body": "pelvis", "quantity": "height"}},
-                               "fsm": {"variables": {"low": 0}, "initial": "up",
-                                       "states": {"up": {"do": [{"low": "h < 0.5"}]}}}})
-    beside = compiled(doc, True)
-    walker = beside.data.user["biped_walk"]["biped"]
-    assert isinstance(walker, BipedWalk) and not walker.in_kernel
-    a, b = alone.run(progress=False), beside.run(progress=False)
+    knee = {"k": {"joint": "left_lower_leg", "quantity": "force"}}
+    doc["controllers"].insert(0, watch("before", knee, "k"))
+    doc["controllers"].append(watch("after", knee, "k"))
+    doc["controllers"].append(watch("low", {"h": {"body": "pelvis", "quantity": "height"}}, "h < 0.5"))
+    looped, by_frame = compiled(doc, True), compiled(doc, False)
+    assert looped._loop() is looped._both
+    a, b = looped.run(progress=False), by_frame.run(progress=False)
+    assert_same_runs(a, b, looped, by_frame)
+    assert not np.array_equal(a.channels["before_v"], a.channels["after_v"])  # the order shows
+    walker = looped.data.user["biped_walk"]["biped"]
+    plain = alone.run(progress=False)
     for name in ("time", "q", "qd"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    assert alone.data.user["biped_walk"]["biped"].strikes == walker.strikes
+        assert np.array_equal(getattr(plain, name), getattr(a, name)), name
+    assert alone.data.user["biped_walk"]["biped"].strikes == walker.strikes and walker.strikes
 
 
 def test_bipeds_run_together_as_each_runs_alone():

@@ -32,28 +32,14 @@ def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes,
     into trace (q, qd, then each biped's channels)."""
     done[0] = 0
     done[1] = 0
-    n = states.shape[0]
-    nv = live.ctrl.shape[0]
-    nq = y.shape[0] - 2 * nv
     nstrikes[:] = 0
     traced = first_traced(frame0, every, 0)
     for f in range(nframes):
         g = frame0 + f
         if f > 0:
             t = g * dt
-            sensing.body_states(sens, y[:nq], y[nq:nq + nv])
-            sensing.contact_wrenches(sens, t, cstate)
-            for k in range(n):
-                s = states[k]
-                biped_frame(bt, k, sens.tree, sens.work, sens.fext, t, dt, live.ctrl, live.forces.damping, s,
-                            rows[k])
-                if s[STRUCK] > 0.5:
-                    j = nstrikes[k]
-                    strikes[k, j, 0] = t
-                    strikes[k, j, 1] = s[STANCE]
-                    strikes[k, j, 2] = s[STRIKE_X]
-                    strikes[k, j, 3] = s[STRIKE_Y]
-                    nstrikes[k] = j + 1
+            sense_bipeds(sens, t, y, cstate, live.ctrl.shape[0])
+            tick_bipeds(bt, 0, states.shape[0], sens, t, dt, live, states, rows, strikes, nstrikes)
             if f == traced and done[1] < trace.shape[0]:
                 traced += every
                 trace_start(trace, done, y, rows.ravel())
@@ -62,6 +48,29 @@ def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes,
         if status != STEP_OK:  # a stop event or a failure
             return status
     return STEP_OK
+
+
+@numba.njit(cache=True)
+def sense_bipeds(sens, t, y, cstate, nv):
+    """The one kinematics and contact pass every biped of a frame reads."""
+    nq = y.shape[0] - 2 * nv
+    sensing.body_states(sens, y[:nq], y[nq:nq + nv])
+    sensing.contact_wrenches(sens, t, cstate)
+
+
+@numba.njit(cache=True)
+def tick_bipeds(bt, k0, k1, sens, t, dt, live, states, rows, strikes, nstrikes):
+    """Bipeds k0 .. k1 - 1 tick at time t from the pass in sens, logging their foot-strikes."""
+    for k in range(k0, k1):
+        s = states[k]
+        biped_frame(bt, k, sens.tree, sens.work, sens.fext, t, dt, live.ctrl, live.forces.damping, s, rows[k])
+        if s[STRUCK] > 0.5:
+            j = nstrikes[k]
+            strikes[k, j, 0] = t
+            strikes[k, j, 1] = s[STANCE]
+            strikes[k, j, 2] = s[STRIKE_X]
+            strikes[k, j, 3] = s[STRIKE_Y]
+            nstrikes[k] = j + 1
 
 
 @numba.njit(parallel=True, cache=True)

@@ -96,7 +96,7 @@ class BipedWalk:
     starts of a stretch that needs no Python (`in_kernel`, pipeline/control/
     biped_frames.py). Commands change `p` and the parameters in `s`."""
 
-    in_kernel = False  # set by the Simulation when its bipeds tick in the step loop
+    in_kernel = True
 
     def __init__(self, name: str, rig: Rig, params: dict, x_start: np.ndarray, heading0: float,
                  pelvis_height: float):

@@ -24,6 +24,7 @@ from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_N
 from pipeline.control.biped_frames import Bipeds
 from pipeline.control.fsm_controller import FsmController
 from pipeline.control.fsm_frames import CONTROL_ERROR, Machines, advance_with_machines
+from pipeline.control.mixed_frames import MachinesAndBipeds, scene_order
 from pipeline.control.python_ctrl import HOLD
 from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
 from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses,
@@ -138,6 +139,7 @@ class Simulation:
         self.sensors = Sensors(self)
         self.machines = None  # the fsm controllers in the step loop (control/fsm_frames.py)
         self.bipeds = None  # the biped_walk controllers (control/biped_frames.py)
+        self._both = None  # both of them, when a scene has both (control/mixed_frames.py)
         self.reset()
         self._runaway = self._runaway_bounds()
         self._energy_margin = self._margin()
@@ -156,8 +158,6 @@ class Simulation:
                 self.bipeds = Bipeds(self, walkers)
             for k, c in enumerate(walkers):
                 c.index = k
-                # fsm machines tick in a loop of their own: then bipeds tick at every frame boundary
-                c.in_kernel = not machines
         if machines:
             if self.machines is None:
                 self.machines = Machines(self, machines)
@@ -166,6 +166,8 @@ class Simulation:
             d.machine_slots = self.machines.initial_slots.copy()
             d.machine_states = self.machines.initial_states.copy()
             self.machines.publish(d)
+        if machines and walkers and self._both is None:
+            self._both = MachinesAndBipeds(self.machines, self.bipeds, scene_order(d.controllers))
         self.recording = None
 
     def _runaway_bounds(self) -> R.RunawayBounds:
@@ -201,6 +203,7 @@ class Simulation:
         twin.sensors = Sensors(twin)
         twin.machines = self.machines and self.machines.fork(twin)
         twin.bipeds = self.bipeds and self.bipeds.fork(twin)
+        twin._both = self._both and self._both.fork(twin.machines, twin.bipeds)
         twin.data = self.data.copy()
         twin.recording = None
         return twin
@@ -454,12 +457,12 @@ class Simulation:
         try:
             if loop is None:
                 status = advance_frames_of(self._tables, self._live_ref(), *args, 0, trace, done)
-            elif loop is self.bipeds:
-                status = loop.advance(self, args, trace, done)
-            else:
+            elif loop is self.machines:
                 status = advance_with_machines(self._tables, self._live_ref(), loop.tables, loop.sens,
                                                d.machine_slots, d.machine_states, loop.stack, *args, trace,
                                                done)
+            else:
+                status = loop.advance(self, args, trace, done)
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
@@ -499,10 +502,9 @@ class Simulation:
         if loop is not None:
             loop.publish(d)
 
-    def _loop(self) -> Machines | Bipeds | None:
-        """The controllers that tick in the step loop: the fsm machines, else the bipeds
-        (beside machines, bipeds tick at every frame boundary)."""
-        return self.machines or self.bipeds
+    def _loop(self) -> Machines | Bipeds | MachinesAndBipeds | None:
+        """The controllers that tick in the step loop: the fsm machines, the bipeds, or both."""
+        return self._both or self.machines or self.bipeds
 
     def _skip_controllers(self, first: int, n: int) -> dict[str, np.ndarray]:
         """Let the Python controllers whose quiet_frames allowed a stretch catch up the n frame
