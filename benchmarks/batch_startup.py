@@ -68,7 +68,10 @@ def main() -> None:
             f"total {total:.2f} s wall, simulations {sims:.2f} s (total / simulations {total / sims:.2f})")
     if not args.one_by_one:
         groups = sorted({t.get("together", 1) for _, t in per})
-        print(f"{head}; in groups of {', '.join(map(str, groups))}; simulating per job {sims / args.n * 1e3:.0f} ms")
+        compiling = max(t.get("kernel_compile_s", 0.0) for _, t in per)  # a group's jobs share one count
+        print(f"{head}; in groups of {', '.join(map(str, groups))}; simulating per job {sims / args.n * 1e3:.0f} ms; "
+              f"saving {sum(t.get('save_s', 0.0) for _, t in per):.2f} s in all"
+              + (f"; numba compiling {compiling:.1f} s (a kernel not in the cache yet)" if compiling > 0.05 else ""))
         return
     startup = [wall - t["simulate_s"] for wall, t in per]
     later = sorted(startup)[:-args.jobs]  # all but the slowest starts (each worker's first job: kernel loading)
