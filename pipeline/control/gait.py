@@ -24,9 +24,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pipeline.control.gait_schedule import LEGS, Coast, GaitSchedule, GaitTiming
+from pipeline.control.gait_schedule import LEGS, POTENTIAL, STANCE, Coast, GaitSchedule, GaitTiming
 from pipeline.control.commands import (execute, forward_to_controller, located, register_command,
                                        register_controller_kind)
+from pipeline.control.watch_frames import ANGLE, FORCE, Watch
 from pipeline.errors import CorpusError, Problem
 from pipeline.spec.units import to_si
 
@@ -112,9 +113,9 @@ class GaitController:
         self._fire_timers(t, execute)
         return events
 
-    def coast(self, times: np.ndarray) -> Coast | None:
+    def coast(self, times: np.ndarray, held: np.ndarray | None = None) -> Coast | None:
         """GaitSchedule.coast, also stopping at the first frame a program's timer fires."""
-        ahead = self.schedule.coast(times)
+        ahead = self.schedule.coast(times, held)
         if ahead is None or not self._timers:
             return ahead
         return ahead._replace(quiet=min(ahead.quiet, int(np.searchsorted(times + 1e-12, self._timers[0][0]))))
@@ -192,6 +193,10 @@ class LegSensors:
         self.force = np.array([float(leg["load_reflex"]["force"]) if "load_reflex" in leg
                                else math.inf for leg in legs])
         self._previous = None
+        self.loaded = np.zeros(len(legs), bool)  # of the last read
+        self._angles = np.array([i for i, j in enumerate(self.step) if j], np.int64)  # the legs Watch rows read
+        self._dofs = np.array([sim.joint_dofs(j)[0][0] if j else -1 for j in self.load], np.int64)
+        self._qpos = np.array([sim.joint_dofs(j)[1][0] if j else -1 for j in self.step], np.int64)
 
     @staticmethod
     def _joint(sim, reflex, where):
@@ -203,6 +208,23 @@ class LegSensors:
                                       "scalar coordinate", where))
         return reflex["joint"]
 
+    def watch(self, state: np.ndarray, step_on: bool, load_on: bool) -> Watch:
+        """What the step loop watches for over a stretch, as read() would read it at each start
+        (pipeline/control/watch_frames.py): every step-reflex joint's side, waking for a leg in
+        stance while the step reflex is on, and the load-reflex joint of each potential leg its
+        load holds, waking when it no longer does."""
+        held = np.flatnonzero(load_on & (state == POTENTIAL) & self.loaded & (self._dofs >= 0))
+        a = self._angles
+        return Watch(kind=np.r_[np.full(a.size, ANGLE), np.full(held.size, FORCE)].astype(np.int64),
+                     index=np.r_[self._qpos[a], self._dofs[held]].astype(np.int64),
+                     wakes=np.r_[step_on & (state[a] == STANCE), np.ones(held.size, bool)],
+                     sign=np.r_[self.sign[a], np.ones(held.size)], level=np.r_[self.angle[a], self.force[held]],
+                     side=np.r_[self._previous[a], np.zeros(held.size)])
+
+    def watched(self, watch: Watch) -> None:
+        """The sides the step loop reached over a stretch: the last start's, read() compares with."""
+        self._previous[self._angles] = watch.side[:self._angles.size]
+
     def read(self, sim) -> tuple[np.ndarray, np.ndarray]:
         sensors = sim.sensors
         side = np.array([self.sign[i] * (sensors.joint(j)[0][0] - self.angle[i]) if j else -1.0
@@ -212,6 +234,7 @@ class LegSensors:
         self._previous = side
         loaded = np.array([j is not None and abs(sensors.joint_force(j)[0]) > self.force[i]
                            for i, j in enumerate(self.load)])
+        self.loaded = loaded
         return fired, loaded
 
 
@@ -223,6 +246,7 @@ class GaitStep:
     def __init__(self, controller: GaitController, sensors: LegSensors, where):
         self.controller, self.sensors, self.where = controller, sensors, where
         self._ahead = None  # (first frame, Coast) that quiet_frames looked ahead over
+        self.watch = None  # the joints the step loop watches over that stretch for the reflexes
 
     def __call__(self, sim, t: float) -> None:
         c = self.controller
@@ -234,15 +258,19 @@ class GaitStep:
 
     def quiet_frames(self, sim, most: int) -> int:
         """How many frames from this one (just run, at most `most`) may pass before this
-        controller has more to do than advance its oscillators: 1 while reflexes read the
-        sensors every frame."""
+        controller has more to do than advance its oscillators. With reflexes on it also sets
+        `watch`, the joints the step loop must watch for them (pipeline/control/watch_frames.py)."""
         s = self.controller.schedule
         d = sim.data
-        if most <= 1 or s.step_reflex or s.load_reflex or s.t != d.time:
+        self.watch = None
+        if most <= 1 or s.t != d.time:
             return 1
-        ahead = self.controller.coast(np.arange(d.frame + 1, d.frame + most) * sim.dt)  # the times d.time takes
+        ahead = self.controller.coast(np.arange(d.frame + 1, d.frame + most) * sim.dt,  # the times d.time takes
+                                      self.sensors.loaded if s.load_reflex else None)
         if ahead is None:
             return 1
+        if s.step_reflex or s.load_reflex:
+            self.watch = self.sensors.watch(s.state, s.step_reflex, s.load_reflex)
         self._ahead = (d.frame + 1, ahead)
         return 1 + ahead.quiet
 
@@ -254,6 +282,8 @@ class GaitStep:
             raise RuntimeError("gait controller: frames skipped that quiet_frames did not allow")
         ahead = ahead[1]
         self.controller.schedule.coast_to(ahead, n - 1)
+        if self.watch is not None:
+            self.sensors.watched(self.watch)
         sim.data.channels.update(self.controller.channels())
         return {"oscillator_phase": np.mod(ahead.phases[:n, None] + ahead.offsets[:n], 1.0) * 360.0}
 

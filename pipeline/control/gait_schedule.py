@@ -215,11 +215,12 @@ class GaitSchedule:
             events.append((i, "step"))
         return events
 
-    def coast(self, times: np.ndarray) -> Coast | None:
+    def coast(self, times: np.ndarray, held: np.ndarray | None = None) -> Coast | None:
         """Look ahead over later frame times `times` (increasing) without changing anything:
         what update() would reach at each, and how many of them pass before the first at which
         update() would do more than advance the oscillators (a step ends, an oscillator
-        triggers, an uninhibited potential leg steps). The oscillators come from the same
+        triggers, an uninhibited potential leg steps; `held` marks the potential legs the load
+        reflex holds, which the caller watches). The oscillators come from the same
         compiled arithmetic, frame after frame, that update() runs (gait_ramp.py), through
         speed ramps too, so a run that skips those calls stays identical to the bit."""
         tm = self.timing
@@ -228,6 +229,8 @@ class GaitSchedule:
             return Coast(times, still, np.full(times.shape, tm.speed), np.full(times.shape, tm.deltaspeed),
                          np.broadcast_to(self.offsets(), (times.size, 6)), times.size)
         for i in np.flatnonzero(self.state == POTENTIAL):
+            if held is not None and held[i]:
+                continue
             if not (self.neighbour_inhibition and any(self.state[j] == STEP for j in NEIGHBOURS[i])):
                 return None
         phases, speeds, rates, ahead = ramp_ahead(self.t, self.phase, tm.speed, tm.deltaspeed, self._limit(),

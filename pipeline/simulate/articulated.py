@@ -26,6 +26,7 @@ from pipeline.control.fsm_controller import FsmController
 from pipeline.control.fsm_frames import CONTROL_ERROR, Machines, advance_with_machines
 from pipeline.control.mixed_frames import MachinesAndBipeds, scene_order
 from pipeline.control.python_ctrl import HOLD
+from pipeline.control.watch_frames import WOKEN, advance_watching, join, split
 from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
 from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses,
                                    trajectory_poses)
@@ -140,6 +141,7 @@ class Simulation:
         self.machines = None  # the fsm controllers in the step loop (control/fsm_frames.py)
         self.bipeds = None  # the biped_walk controllers (control/biped_frames.py)
         self._both = None  # both of them, when a scene has both (control/mixed_frames.py)
+        self._watching = []  # what the Python controllers of a stretch ask to watch (control/watch_frames.py)
         self.reset()
         self._runaway = self._runaway_bounds()
         self._energy_margin = self._margin()
@@ -316,8 +318,10 @@ class Simulation:
         """How many frames from this one (at most `most`) can run without Python at their
         starts: up to the next timeline command, and no further than every Python controller
         allows: 1 frame for one that runs every frame, what its `quiet_frames` says for one
-        that can catch up the starts it missed (`skip`; the gait controller). Controllers
-        that returned HOLD wait for the next command; fsm controllers tick in the step loop."""
+        that can catch up the starts it missed (`skip`; the gait controller), while the step
+        loop watches the joints it names (its `watch`, in self._watching; watch_frames.py).
+        Controllers that returned HOLD wait for the next command; fsm controllers and bipeds
+        tick in the step loop."""
         d = self.data
         k = most
         if d.next_command < len(self._timeline):
@@ -325,12 +329,17 @@ class Simulation:
             # boundary of frame f runs commands with at <= f dt + tol: frames d.frame + 1
             # .. d.frame + k - 1 must come before it
             k = min(k, int(np.floor((due - 1e-9 * self.dt) / self.dt)) - d.frame + 1)
+        self._watching = []
         for i, c in enumerate(d.controllers):
             if k <= 1:
                 break
             if i not in d.held and not getattr(c, "in_kernel", False):
                 quiet = getattr(c, "quiet_frames", None)
                 k = quiet(self, k) if quiet is not None else 1
+                if getattr(c, "watch", None) is not None:
+                    self._watching.append(c.watch)
+        if self._watching and self._loop() is not None:
+            k = 1  # the joints a controller asks to watch are watched only in the plain step loop
         return max(1, k)
 
     def run(self, duration: float | None = None, progress: bool | None = None) -> Recording:
@@ -455,7 +464,13 @@ class Simulation:
                 float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next, fail,
                 d.event_log, d.event_count, limits, d.balance, self._energy_margin, every)
         try:
-            if loop is None:
+            if loop is None and self._watching and frames > 1:
+                watch = join(self._watching)
+                status = advance_watching(self._tables, self._live_ref(), *watch, self.dof_qpos, np.zeros(self.model.nv),
+                                          *args, trace, done)
+                split(watch, self._watching)
+                status = OK if status == WOKEN else status  # ended early where a controller has work
+            elif loop is None:
                 status = advance_frames_of(self._tables, self._live_ref(), *args, 0, trace, done)
             elif loop is self.machines:
                 status = advance_with_machines(self._tables, self._live_ref(), loop.tables, loop.sens,

@@ -243,7 +243,7 @@ def run_together(sims, duration: float | None = None, threads: int | None = None
         if not active:
             break
         k = min(frames for _, frames in stretch)
-        if k < _TOGETHER_FRAMES or len(active) == 1:
+        if k < _TOGETHER_FRAMES or len(active) == 1 or any(sims[i]._watching for i in active):
             for i in active:
                 try:
                     sims[i]._integrate(k, recs[i])
