@@ -10,6 +10,7 @@ import pipeline
 from benchmarks.biped_robustness import VARIANTS
 from benchmarks.biped_robustness import walk as robust_walk
 from benchmarks.biped_speeds_figure import w2_scenes
+from benchmarks.biped_strikes import strikes
 from pipeline.errors import CorpusError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,6 +183,18 @@ def test_it_walks_at_the_commanded_speed():
     assert not walk.fell
     assert mean_speed(rows, 4.0) == pytest.approx(0.6, abs=0.1)
     assert abs(rows[-1, 2]) < 0.5
+
+
+def test_strike_records_are_the_controllers_foot_strikes():
+    """benchmarks/biped_strikes.py's per-step records (docs/biped.md, W2 at 1.7 m/s) come
+    one per foot-strike the controller logs, at its time, the step ended past half its
+    phase (by the strike) or at its end."""
+    walk, records, _ = strikes(1.0, {}, 3.0)
+    logged = walk.strikes
+    assert len(records) == len(logged) >= 4
+    for (t, phase, *_), (t_log, *_) in zip(records, logged):
+        assert t == pytest.approx(t_log, abs=1e-9)
+        assert 0.5 - 0.6e-3 / 0.6 < phase < 1.0
 
 
 @pytest.mark.slow
