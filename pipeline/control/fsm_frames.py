@@ -42,12 +42,7 @@ def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, 
         g = frame0 + f
         if f > 0:
             t = g * dt
-            p, err = control(mt, 0, states.shape[0], sens, t, dt, y, cstate, live.forces,
-                             live.ctrl, slots, states, stack)
-            if err != OK:
-                fail[0] = t
-                fail[1] = p
-                fail[2] = err
+            if not tick_machines(mt, 0, states.shape[0], sens, t, dt, y, cstate, live, slots, states, stack, fail):
                 return CONTROL_ERROR
             if f == traced and done[1] < trace.shape[0]:
                 traced += every
@@ -58,6 +53,19 @@ def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, 
         if status != STEP_OK:  # a stop event or a failure
             return status
     return STEP_OK
+
+
+@numba.njit(cache=True)
+def tick_machines(mt, p0, p1, sens, t, dt, y, cstate, live, slots, states, stack, fail) -> bool:
+    """Machines p0 .. p1 - 1 tick at time t (fsm_machines.control); False when one failed,
+    with fail = [time, machine, error code]."""
+    p, err = control(mt, p0, p1, sens, t, dt, y, cstate, live.forces, live.ctrl, slots, states, stack)
+    if err == OK:
+        return True
+    fail[0] = t
+    fail[1] = p
+    fail[2] = err
+    return False
 
 
 class Machines:

@@ -17,10 +17,9 @@ import numpy as np
 
 from pipeline.control.biped_frames import Bipeds, pack, sense_bipeds, tick_bipeds, unpack
 from pipeline.control.biped_walk_controller import BipedWalk
-from pipeline.control.fsm_code import OK
 from pipeline.control.fsm_controller import FsmController
-from pipeline.control.fsm_frames import CONTROL_ERROR
-from pipeline.control.fsm_machines import channels, control
+from pipeline.control.fsm_frames import CONTROL_ERROR, tick_machines
+from pipeline.control.fsm_machines import channels
 from pipeline.physics.frames import advance_frame_of, first_traced, trace_start
 from pipeline.physics.step import OK as STEP_OK
 
@@ -51,12 +50,8 @@ def advance_with_machines_and_bipeds(tables, live, mt, msens, slots, mstates, st
                 if order[e, 0] == BIPEDS:
                     tick_bipeds(bt, order[e, 1], order[e, 2], bsens, t, dt, live, bstates, rows, strikes, nstrikes)
                     continue
-                p, err = control(mt, order[e, 1], order[e, 2], msens, t, dt, y, cstate, live.forces, live.ctrl,
-                                 slots, mstates, stack)
-                if err != OK:
-                    fail[0] = t
-                    fail[1] = p
-                    fail[2] = err
+                if not tick_machines(mt, order[e, 1], order[e, 2], msens, t, dt, y, cstate, live, slots, mstates,
+                                     stack, fail):
                     return CONTROL_ERROR
             if f == traced and done[1] < trace.shape[0]:
                 traced += every
