@@ -466,8 +466,8 @@ class Simulation:
         try:
             if loop is None and self._watching and frames > 1:
                 watch = join(self._watching)
-                status = advance_watching(self._tables, self._live_ref(), *watch, self.dof_qpos, np.zeros(self.model.nv),
-                                          *args, trace, done)
+                status = advance_watching(self._tables, self._live_ref(), *watch, self.dof_qpos,
+                                          np.zeros(self.model.nv), *args, trace, done)
                 split(watch, self._watching)
                 status = OK if status == WOKEN else status  # ended early where a controller has work
             elif loop is None:
