@@ -123,19 +123,29 @@ def biped_tables(sim, walkers) -> BipedTables:
 
     bodies, nbodies = padded("bodies")
     others, nothers = padded("others")
-    width = max(c.knots.shape[1] for c in walkers)
-    knots = np.empty((n, 2, 3, width))
-    for k, c in enumerate(walkers):
-        for j, table in enumerate((c.knots, c.knots_back)):
-            knots[k, j] = table[:, -1:]  # the last knot repeated evaluates as the last knot
-            knots[k, j, :, :table.shape[1]] = table
+    knots = splines([[c.knots, c.knots_back] for c in walkers])
+    style = splines([c.style for c in walkers])
+    styled = np.array([[table is not None for table in c.style] for c in walkers], np.bool_).reshape(n, -1)
     return BipedTables(
         idx=stack("idx"), parent=rigs[0].parent, mass=stack("mass"),
         total_mass=np.array([r.total_mass for r in rigs]), bodies=bodies, nbodies=nbodies, others=others,
         nothers=nothers, feet=stack("feet"), jtype=stack("jtype"), jvadr=stack("jvadr"), jaxes=stack("jaxes"),
         jgain=stack("jgain"), jlimit=stack("jlimit"), jlimited=stack("jlimited"), jmirror=stack("jmirror"),
         root_gains=stack("root_gains"), thigh=stack("thigh"), shin=stack("shin"), sole=stack("sole"),
-        knots=knots)
+        knots=knots, style=style, styled=styled)
+
+
+def splines(rows) -> np.ndarray:
+    """(n, m, 3, K): row k's m spline tables (3, n_i) side by side, each padded to the
+    widest by repeating its last knot, which evaluates as the last knot; None: zeros."""
+    width = max((t.shape[1] for row in rows for t in row if t is not None), default=1)
+    out = np.zeros((len(rows), len(rows[0]), 3, width))
+    for k, row in enumerate(rows):
+        for j, table in enumerate(row):
+            if table is not None:
+                out[k, j] = table[:, -1:]
+                out[k, j, :, :table.shape[1]] = table
+    return out
 
 
 class Bipeds:

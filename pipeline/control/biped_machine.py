@@ -61,7 +61,8 @@ class BipedTables(NamedTuple):
     """The bipeds of one simulation, stacked (k: the biped, in scene order), as their Rigs
     (pipeline/control/biped_rig.py) give them; `bodies` and `others` hold nbodies[k] and
     nothers[k] entries; `knots` the swing height's spline table forwards (0) and backwards
-    (1), padded by repeating its last knot (which evaluates the same)."""
+    (1), padded by repeating its last knot (which evaluates the same); `style` the style
+    trajectories' tables (biped_torques.STYLE) padded alike, `styled` which were given."""
 
     idx: np.ndarray  # (n, 23)
     parent: np.ndarray  # (nb,)
@@ -84,6 +85,8 @@ class BipedTables(NamedTuple):
     shin: np.ndarray
     sole: np.ndarray  # (n, 4)
     knots: np.ndarray  # (n, 2, 3, K)
+    style: np.ndarray  # (n, len(STYLE), 3, K')
+    styled: np.ndarray  # (n, len(STYLE)) bool
 
 
 @numba.njit(cache=True)
@@ -179,7 +182,7 @@ def biped_frame(bt, k, tree, work, wrench, t, dt, ctrl, damping, s, out):
     biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, bt.parent, bt.mass[k], bt.total_mass[k],
                   bt.jtype[k], bt.jvadr[k], bt.jaxes[k], bt.jgain[k], bt.jlimit[k], bt.jlimited[k], bt.jmirror[k],
                   bt.root_gains[k], bt.thigh[k], bt.shin[k], bt.sole[k], par, s, s[SWING_START:SWING_START + 3],
-                  knots, ctrl, damping, s[TARGET:TARGET + 3])
+                  knots, bt.style[k], bt.styled[k], ctrl, damping, s[TARGET:TARGET + 3])
     pelvis = R[idx[PELVIS]]
     out[0] = s[STANCE]
     out[1] = s[PHASE]

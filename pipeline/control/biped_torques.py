@@ -33,6 +33,9 @@ PARAMS = ("speed", "step_time", "step_height", "step_width", "lean", "knee_bend"
 # nominal pelvis height, the desired heading's rate (rad/s), the heading the swing foot
 # lands facing (the anticipatory foot plant of a turn)
 STANCE, PHASE, WALKING, STARTING, HEADING, H0, HEADING_RATE, SWING_HEADING = range(8)
+# the style trajectories over the phase (the controller's `style:` block), in their table's order
+STYLE = ("stance_knee", "stance_ankle", "swing_ankle")
+STANCE_KNEE, STANCE_ANKLE, SWING_ANKLE = range(len(STYLE))
 
 G = 9.8
 FD_TIME = 0.001  # s, the swing path's finite-difference step for desired joint rates
@@ -45,13 +48,14 @@ MIDFOOT = 0.03  # m, the foot's middle ahead of the ankle (standing balance targ
 @numba.njit(cache=True)
 def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, total_mass,
                   jtype, jvadr, jaxes, jgain, jlimit, jlimited, jmirror, root_gains, thigh, shin, sole,
-                  par, st, swing_start, knots, ctrl, damping, target):
+                  par, st, swing_start, knots, style, styled, ctrl, damping, target):
     """Write this frame's joint forces into ctrl and the joints' damping (kd, which the
     implicit integrator takes at the step's end) into damping; target gets the swing
     foot's placement. grf: the vertical ground force on each foot (left, right), then its
     toes' part (left, right); sole: the
     foot's extent about the ankle (heel, front, right side, left side; foot axes); thigh
-    and shin: each leg's lengths (left, right)."""
+    and shin: each leg's lengths (left, right); style: the spline tables of STYLE, those
+    with styled[i] given."""
     nb = R.shape[0]
     nj = jtype.shape[0]
     tau = np.zeros((nb, 3))  # world torque of every joint, acting on its child
@@ -84,6 +88,7 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
             Rt[slot(s, part) - 1] = np.eye(3)
         Rt[slot(s, LOWER_LEG) - 1] = knee
     if walking:
+        _style(style, styled, st[PHASE], stance, Rt)
         _swing_leg(R, x, com, com_vel, idx, thigh, shin, par, st, swing_start, knots, fwd, left,
                    Rt, wdes, target)
     for k in range(nj):
@@ -103,6 +108,23 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
                                tau)
     _hips(R, omega, grf, idx, jtype, jaxes, jgain, root_gains, par, st, extra, tau)
     _apply(R, x, idx, parent, jtype, jvadr, jaxes, jgain, par, st, tau, ctrl, damping)
+
+
+@numba.njit(cache=True)
+def _style(style, styled, phi, stance, Rt):
+    """The style trajectories given replace their zero-gait targets at phase phi: the stance
+    knee's bend (knee_bend's), the feet's pitch (toes down positive) about their own
+    lateral axis. Pitch about the lateral axis is its own mirror image, so both sides take
+    the same rotation."""
+    for i in range(style.shape[0]):
+        if not styled[i]:
+            continue  # absent: today's target, untouched to the bit
+        v = catmull_rom(style[i, 0], style[i, 1], style[i, 2], phi)
+        if i == STANCE_KNEE:
+            Rt[slot(stance, LOWER_LEG) - 1] = rot_y(v)
+        else:
+            foot = slot(stance if i == STANCE_ANKLE else 1 - stance, FOOT) - 1
+            Rt[foot] = mm(Rt[foot], rot_y(v))
 
 
 @numba.njit(cache=True)

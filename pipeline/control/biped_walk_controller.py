@@ -6,7 +6,8 @@ Each frame, in the released code's order (digest §3.2.5):
  1. state: world kinematics, COM, the feet's vertical ground forces; the stance machine
     (a step ends at swing-foot strike or phi >= 1, or early when the COM runs away);
  2. targets: the motion generator (zero gait plus style: lean ratios over the back and neck,
-    stance-knee bend), CCF-relative ankles and back, parent-relative arms, knees and toes;
+    stance-knee bend, the style block's trajectories over the phase), CCF-relative ankles
+    and back, parent-relative arms, knees and toes;
     the swing ankle's Cartesian path toward the inverted-pendulum foot placement and its
     two-link IK for the swing hip and knee;
  3. quaternion PD on every joint but the stance hip;
@@ -30,8 +31,8 @@ from pipeline.control.biped_machine import (BIG_TURN, C_SPEED, CHANNELS, COMMAND
                                             TURN_SIZE, biped_frame)
 from pipeline.control.biped_pd import heading_of
 from pipeline.control.biped_rig import SIDES, Frame, Rig
-from pipeline.control.biped_torques import (H0, HEADING, MAX_F_COR, PARAMS, PHASE, STANCE, STARTING, SWING_HEADING,
-                                            WALKING)
+from pipeline.control.biped_torques import (H0, HEADING, MAX_F_COR, PARAMS, PHASE, STANCE, STARTING, STYLE,
+                                            SWING_HEADING, WALKING)
 from pipeline.control.commands import forward_to_controller, located, register_command, register_controller_kind
 from pipeline.errors import CorpusError
 
@@ -78,6 +79,9 @@ DEFAULTS = {
     # (15-25 N s a step) held the walk at half its V_d (docs/biped.md, W2). Forwards the path
     # ending on the ground cost the robot and beast their stops (the strike lands short)
     "swing_height": [[0.0, 0.0], [0.5, 0.11], [1.0, 0.01]],
+    # per-joint style trajectories over the phase (biped_torques.STYLE); an absent one keeps
+    # the zero gait (and knee_bend)
+    "style": {},
 }
 COMMAND_KEYS = ("mode", "speed", "heading", "step_time", "step_height", "step_width", "lean",
                 "knee_bend", "alpha")
@@ -87,6 +91,18 @@ def _spline_table(knots) -> np.ndarray:
     """The (3, n) knots, values and tangents of a CatmullRom through knots, as the kernel reads them."""
     h = CatmullRom(knots)
     return np.array([h.t, h.v, h.m])
+
+
+def _repeated_phase(params) -> str | None:
+    """The first knot list (swing_height, style.*) with two knots at one phase, which no
+    spline passes through, as a message."""
+    lists = {"swing_height": params["swing_height"],
+             **{f"style.{k}": v for k, v in params["style"].items()}}
+    for name, knots in lists.items():
+        phases = [float(t) for t, _ in knots]
+        if len(set(phases)) < len(phases):
+            return f"biped_walk.{name}: two knots at one phase ({sorted(phases)}); each phase may appear once"
+    return None
 
 
 class BipedWalk:
@@ -110,6 +126,7 @@ class BipedWalk:
         knots = params["swing_height"]
         self.knots = _spline_table(knots)
         self.knots_back = _spline_table([(t, v if t < 1.0 else 0.0) for t, v in knots])
+        self.style = [_spline_table(params["style"][k]) if k in params["style"] else None for k in STYLE]
         s = self.s
         s[H0] = pelvis_height  # nominal pelvis height (falls, limp blend)
         s[HEADING] = s[SWING_HEADING] = s[STANCE_YAW] = heading0
@@ -214,6 +231,9 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     name = script.get("controller", "biped_walk")
     params = dict(DEFAULTS)
     params.update(script.get("biped_walk", {}) or {})
+    problem = _repeated_phase(params)
+    if problem:
+        raise CorpusError(located(problem, ref.where))
     gains = {k: tuple(float(x) for x in (g["kp"], g["kd"], g.get("max_torque", 200.0)))
              for k, g in (script.get("gains", {}) or {}).items()}
     creature = ref.target or script.get("creature")
