@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import pipeline
-from pipeline.control.biped_frames import biped_tables
+from pipeline.control.biped_frames import biped_tables, splines
 from pipeline.control.biped_gait import CatmullRom
 from pipeline.control.biped_pd import hinge_angle, mm, rot_y, rot_z
 from pipeline.control.biped_rig import FOOT, LOWER_LEG, UPPER_LEG, Frame, slot
@@ -42,7 +42,7 @@ def test_each_trajectory_replaces_its_target_and_only_that_one(stance):
     for k in range(22):
         zero[k] = rot_z(0.1 * k)  # distinct, so a target written to the wrong joint shows
     knots = {"stance_knee": KNEE, "stance_ankle": EDITABLE["stance_ankle"], "swing_ankle": EDITABLE["swing_ankle"]}
-    table = np.stack([_spline_table(knots[name]) for name in STYLE])
+    table = splines([[_spline_table(knots[name]) for name in STYLE]])[0]  # padded as the kernel gets them
     for phi in (0.0, 0.2, 0.45, 0.8, 1.0):
         Rt = zero.copy()
         _style(table, np.ones(len(STYLE), np.bool_), phi, stance, Rt)
