@@ -100,21 +100,17 @@ def test_a_style_at_the_zero_gaits_values_records_the_run_without_one():
 
 
 def test_two_knots_at_one_phase_are_refused_with_the_controllers_location(tmp_path):
+    doc = walk_doc(1.0, style={"stance_knee": [[0, 0.2], [0.5, 0.1], [0.5, 0.3]]})
+    doc["creatures"][0]["use"] = str(ROOT / "creatures" / "biped.yaml")
+    text = yaml.safe_dump(doc, sort_keys=False)
     scene = tmp_path / "s.yaml"
-    scene.write_text(f"""scene: s
-creatures:
-  - use: {ROOT / 'creatures' / 'biped.yaml'}
-controllers:
-  - controller: walk
-    kind: biped_walk
-    creature: biped
-    biped_walk: {{style: {{stance_knee: [[0, 0.2], [0.5, 0.1], [0.5, 0.3]]}}}}
-""")
+    scene.write_text(text)
     with pytest.raises(CorpusError) as err:
         pipeline.compile(pipeline.load(scene, allow_outside=True))
     problem = err.value.problems[0]
     assert "style.stance_knee: two knots at one phase" in problem.message
-    assert problem.file.endswith("s.yaml") and problem.line == 5
-    scene.write_text(scene.read_text().replace("stance_knee", "swing_knee"))
+    entry = next(i for i, line in enumerate(text.splitlines(), 1) if "controller: walk" in line)
+    assert problem.file == str(scene) and problem.line == entry
+    scene.write_text(text.replace("stance_knee", "swing_knee"))
     with pytest.raises(CorpusError, match="swing_knee"):
         pipeline.load(scene, allow_outside=True)
