@@ -75,7 +75,7 @@ def watch(name: str, sensors: dict, rule: str) -> dict:
 
 
 def test_bipeds_and_fsm_machines_tick_in_one_loop_in_scene_order():
-    """A scene with both ticks them in one step loop (pipeline/control/mixed_frames.py), in
+    """A scene with both ticks them in one step loop (pipeline/control/controlled_frames.py), in
     scene order: machines before and after the biped that read its knee's joint force (its
     torque of the same frame start is part of it) record what boundary ticks record, and the
     biped walks as it does alone."""
@@ -86,7 +86,7 @@ def test_bipeds_and_fsm_machines_tick_in_one_loop_in_scene_order():
     doc["controllers"].append(watch("after", knee, "k"))
     doc["controllers"].append(watch("low", {"h": {"body": "pelvis", "quantity": "height"}}, "h < 0.5"))
     looped, by_frame = compiled(doc, True), compiled(doc, False)
-    assert looped._loop() is looped._both
+    assert (looped._loop().machines, looped._loop().bipeds) == (looped.machines, looped.bipeds)
     a, b = looped.run(progress=False), by_frame.run(progress=False)
     assert_same_runs(a, b, looped, by_frame)
     assert not np.array_equal(a.channels["before_v"], a.channels["after_v"])  # the order shows

@@ -1,11 +1,9 @@
-"""Stretches of frames with the scene's `biped_walk` controllers ticking inside the kernel.
+"""The scene's `biped_walk` controllers in the step loop (pipeline/control/controlled_frames.py).
 
-`advance_with_bipeds` is `advance_frames_of` (pipeline/physics/frames.py) one frame at a
-time, every biped's frame (pipeline/control/biped_machine.py) running at each frame start
-but the first, whose tick ran at the Python boundary before the call, from one kinematics
-and contact pass per frame for all of them. The trace gets, after q and qd, every biped's
-channels. `Bipeds` is the Python side: a Simulation's stacked tables, sensor scratch and
-the packing of the controllers' states for a call.
+At each frame start inside the kernel every biped's frame (pipeline/control/biped_machine.py)
+runs (`tick_bipeds`) from one kinematics and contact pass for all of them (`sense_bipeds`).
+`Bipeds` is the Python side: a Simulation's stacked tables, sensor scratch and the packing
+of the controllers' states for a call.
 """
 from __future__ import annotations
 
@@ -17,37 +15,6 @@ import numpy as np
 from pipeline.control.biped_machine import STANCE, STRIKE_X, STRIKE_Y, STRUCK, BipedTables, biped_frame
 from pipeline.control.biped_walk_controller import BipedWalk
 from pipeline.physics import sensing
-from pipeline.physics.frames import advance_frame_of, first_traced, trace_start
-from pipeline.physics.step import OK as STEP_OK
-
-
-@numba.njit(cache=True)
-def advance_with_bipeds(tables, live, bt, sens, states, rows, strikes, nstrikes, method, dt, frame0, nframes, h,
-                        atol, rtol, h_min, h_max, y, cstate, counters, hstate, fail, ev_log, ev_count, limits,
-                        balance, margin, every, trace, done):
-    """Frames frame0 .. frame0 + nframes - 1 as advance_frames_of advances them, biped k
-    ticking on states[k] at each frame start but the first; rows[k] holds its channels of
-    the last tick, strikes[k, :nstrikes[k]] its foot-strikes (time, stance side, x, y).
-    With every > 0 the starts inside the stretch whose number is a multiple of every go
-    into trace (q, qd, then each biped's channels)."""
-    done[0] = 0
-    done[1] = 0
-    nstrikes[:] = 0
-    traced = first_traced(frame0, every, 0)
-    for f in range(nframes):
-        g = frame0 + f
-        if f > 0:
-            t = g * dt
-            sense_bipeds(sens, t, y, cstate, live.ctrl.shape[0])
-            tick_bipeds(bt, 0, states.shape[0], sens, t, dt, live, states, rows, strikes, nstrikes)
-            if f == traced and done[1] < trace.shape[0]:
-                traced += every
-                trace_start(trace, done, y, rows.ravel())
-        status = advance_frame_of(tables, live, method, dt, g, h, atol, rtol, h_min, h_max, y, cstate, counters,
-                                  hstate, fail, ev_log, ev_count, limits, balance, margin, done)
-        if status != STEP_OK:  # a stop event or a failure
-            return status
-    return STEP_OK
 
 
 @numba.njit(cache=True)
@@ -71,21 +38,6 @@ def tick_bipeds(bt, k0, k1, sens, t, dt, live, states, rows, strikes, nstrikes):
             strikes[k, j, 2] = s[STRIKE_X]
             strikes[k, j, 3] = s[STRIKE_Y]
             nstrikes[k] = j + 1
-
-
-@numba.njit(parallel=True, cache=True)
-def rollout_bipeds(tabs, lives, bts, senss, states, rows, strikes, nstrikes, method, dt, frame0, nframes, h, atol,
-                   rtol, h_min, h_max, Y, CS, counters, hstate, fail, ev_log, ev_count, limits, balance, margins,
-                   every, traces, done, status):
-    """advance_with_bipeds for every run i, in parallel: each on its own step tables, live
-    inputs, biped tables and sensor scratch (tabs[i], lives[i], bts[i], senss[i]) and its
-    own rows of the other arrays; status[i] its outcome."""
-    for ip in numba.prange(Y.shape[0]):
-        i = np.int64(ip)  # prange counts in uint64; typed lists index with int64
-        status[i] = advance_with_bipeds(tabs[i], lives[i], bts[i], senss[i], states[i], rows[i], strikes[i],
-                                        nstrikes[i], method, dt, frame0, nframes, h, atol, rtol, h_min, h_max,
-                                        Y[i], CS[i], counters[i], hstate[i], fail[i], ev_log[i], ev_count[i],
-                                        limits[i], balance[i], margins[i], every, traces[i], done[i])
 
 
 def pack(walkers, frames: int) -> tuple:
@@ -170,17 +122,6 @@ class Bipeds:
     @staticmethod
     def walkers(data) -> list:
         return [c for c in data.controllers if isinstance(c, BipedWalk)]
-
-    def advance(self, sim, args, trace, done) -> int:
-        """`advance_with_bipeds` over the frames of args (Simulation._integrate's), with the
-        controllers' states packed into one table and back."""
-        walkers = self.walkers(sim.data)
-        packed = pack(walkers, args[3])
-        try:
-            return advance_with_bipeds(sim._tables, sim._live_ref(), self.tables, self.sens, *packed, *args,
-                                       trace, done)
-        finally:
-            unpack(walkers, *packed)
 
     def publish(self, data) -> None:
         """Every biped's channels of its last tick."""

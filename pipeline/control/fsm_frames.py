@@ -1,12 +1,10 @@
-"""Stretches of frames with the scene's fsm controllers ticking inside the kernel.
+"""The scene's fsm controllers in the step loop (pipeline/control/controlled_frames.py).
 
-`advance_with_machines` is `advance_frames_of` (pipeline/physics/frames.py) one frame at a
-time with the machines (pipeline/control/fsm_machines.py) ticking at every frame start but
-the first, whose tick ran at the Python boundary before the call, in scene order with the
-Python controllers. Each frame's energy balance starts after its tick (a new servo target
-or spring rest changes the stored energy; the tick is no work the balance should count).
-The trace gets, after q and qd, every machine's channels. `Machines` is the Python side: a
-Simulation's tables, sensor scratch and the tick at a boundary.
+`tick_machines` ticks machines (pipeline/control/fsm_machines.py) at a frame start inside
+the kernel, in scene order with the Python controllers. Each frame's energy balance starts
+after its tick (a new servo target or spring rest changes the stored energy; the tick is no
+work the balance should count). `Machines` is the Python side: a Simulation's tables, sensor
+scratch and the tick at a boundary.
 """
 from __future__ import annotations
 
@@ -20,39 +18,9 @@ from pipeline.control.fsm_code import OK, error_message
 from pipeline.control.fsm_machines import channels, control, machine_tables
 from pipeline.errors import CorpusError
 from pipeline.physics import sensing
-from pipeline.physics.frames import GAINED, advance_frame_of, first_traced, trace_start
-from pipeline.physics.step import OK as STEP_OK
+from pipeline.physics.frames import GAINED
 
 CONTROL_ERROR = GAINED + 1  # a status beyond frames.py's: fail = [time, machine, error code]
-
-
-@numba.njit(cache=True)
-def advance_with_machines(tables, live, mt, sens, slots, states, stack, method, dt, frame0,
-                          nframes, h, atol, rtol, h_min, h_max, y, cstate, counters, hstate,
-                          fail, ev_log, ev_count, limits, balance, margin, every, trace, done):
-    """Frames frame0 .. frame0 + nframes - 1 as advance_frames_of advances them, the
-    machines ticking at each frame start but the first. With every > 0 the starts inside
-    the stretch whose number is a multiple of every go into trace (q, qd, then the
-    channels). CONTROL_ERROR when a tick fails (fail = [time, machine, error code])."""
-    done[0] = 0
-    done[1] = 0
-    row = np.empty(mt.chan.shape[0])
-    traced = first_traced(frame0, every, 0)
-    for f in range(nframes):
-        g = frame0 + f
-        if f > 0:
-            t = g * dt
-            if not tick_machines(mt, 0, states.shape[0], sens, t, dt, y, cstate, live, slots, states, stack, fail):
-                return CONTROL_ERROR
-            if f == traced and done[1] < trace.shape[0]:
-                traced += every
-                channels(mt, slots, states, row)
-                trace_start(trace, done, y, row)
-        status = advance_frame_of(tables, live, method, dt, g, h, atol, rtol, h_min, h_max, y, cstate, counters,
-                                  hstate, fail, ev_log, ev_count, limits, balance, margin, done)
-        if status != STEP_OK:  # a stop event or a failure
-            return status
-    return STEP_OK
 
 
 @numba.njit(cache=True)

@@ -2,10 +2,11 @@
 
 A controller whose frame starts are quiet unless a joint angle crosses a level upward or a
 joint's force falls to a level (McKenna's step and load reflexes, pipeline/control/gait.py)
-hands `Watch` rows to the Simulation with its quiet frames. `advance_watching` is
-`advance_frames_of` one frame at a time, reading them at every frame start but the first as
-the controller would read its sensors there, and stops before the first start where one
-wakes (status WOKEN, done[0] the frames done), so that frame's boundary runs the controller.
+hands `Watch` rows to the Simulation with its quiet frames. The step loop
+(pipeline/control/controlled_frames.py) reads them at every frame start but the first with
+`woken`, as the controller would read its sensors there, and stops before the first start
+where one wakes (status WOKEN, done[0] the frames done), so that frame's boundary runs the
+controller.
 
 ANGLE rows (q component `index`, `sign`, `level`) keep their side sign (q - level) of the last
 start read in `side` and wake, if `wakes`, when it passes from <= 0 to > 0; FORCE rows (DOF
@@ -21,8 +22,6 @@ import numpy as np
 
 from pipeline.control.fsm_frames import CONTROL_ERROR
 from pipeline.physics.forces import joint_forces
-from pipeline.physics.frames import advance_frame_of, first_traced, trace_start
-from pipeline.physics.step import OK as STEP_OK
 
 ANGLE, FORCE = 0, 1
 WOKEN = CONTROL_ERROR + 1  # a status beyond the loops': a watch woke, nothing failed
@@ -40,12 +39,12 @@ class Watch(NamedTuple):
 
 
 @numba.njit(cache=True)
-def woken(kind, index, wakes, sign, level, side, y, live, dof_qpos, tau) -> bool:
-    """Whether a row wakes at the frame start whose state is y; if none does, every ANGLE
-    row's side becomes this start's."""
+def woken(kind, index, wakes, sign, level, side, forces, y, live, dof_qpos, tau) -> bool:
+    """Whether a row wakes at the frame start whose state is y (forces: whether any row is a
+    FORCE row); if none does, every ANGLE row's side becomes this start's."""
     nv = live.ctrl.shape[0]
     nq = y.shape[0] - 2 * nv
-    if np.any(kind == FORCE):
+    if forces:
         joint_forces(live.forces, dof_qpos, y[:nq], y[nq:nq + nv], y[nq + nv:], live.ctrl, tau)
     for r in range(kind.shape[0]):
         if not wakes[r]:
@@ -59,33 +58,6 @@ def woken(kind, index, wakes, sign, level, side, y, live, dof_qpos, tau) -> bool
         if kind[r] == ANGLE:
             side[r] = sign[r] * (y[index[r]] - level[r])
     return False
-
-
-@numba.njit(cache=True)
-def advance_watching(tables, live, kind, index, wakes, sign, level, side, dof_qpos, tau, method, dt, frame0,
-                     nframes, h, atol, rtol, h_min, h_max, y, cstate, counters, hstate, fail, ev_log, ev_count,
-                     limits, balance, margin, every, trace, done):
-    """Frames frame0 .. frame0 + nframes - 1 as advance_frames_of advances them, the watch
-    rows read at each frame start but the first; WOKEN before the first start where one
-    wakes. With every > 0 the starts inside the stretch whose number is a multiple of every
-    go into trace (q, qd)."""
-    done[0] = 0
-    done[1] = 0
-    nothing = np.empty(0)
-    traced = first_traced(frame0, every, 0)
-    for f in range(nframes):
-        g = frame0 + f
-        if f > 0:
-            if woken(kind, index, wakes, sign, level, side, y, live, dof_qpos, tau):
-                return WOKEN
-            if f == traced and done[1] < trace.shape[0]:
-                traced += every
-                trace_start(trace, done, y, nothing)
-        status = advance_frame_of(tables, live, method, dt, g, h, atol, rtol, h_min, h_max, y, cstate, counters,
-                                  hstate, fail, ev_log, ev_count, limits, balance, margin, done)
-        if status != STEP_OK:  # a stop event or a failure
-            return status
-    return STEP_OK
 
 
 def join(watches: list[Watch]) -> Watch:

@@ -23,10 +23,10 @@ from pipeline.physics.model import (BALL, FREE, JOINT_NQ, JOINT_NV, JOINT_TYPE_N
                                     UNIVERSAL, Model)
 from pipeline.control.biped_frames import Bipeds
 from pipeline.control.fsm_controller import FsmController
-from pipeline.control.fsm_frames import CONTROL_ERROR, Machines, advance_with_machines
-from pipeline.control.mixed_frames import MachinesAndBipeds, scene_order
+from pipeline.control.controlled_frames import InKernel, advance_in_kernel, scene_order
+from pipeline.control.fsm_frames import CONTROL_ERROR, Machines
 from pipeline.control.python_ctrl import HOLD
-from pipeline.control.watch_frames import WOKEN, advance_watching, join, split
+from pipeline.control.watch_frames import WOKEN
 from pipeline.physics.frames import GAINED, RUNAWAY, advance_frames_of, new_live_ref, new_step_tables
 from pipeline.physics.step import (EVENT, N_ACCEPT, N_EVAL, N_REJECT, NONFINITE, OK, body_poses,
                                    trajectory_poses)
@@ -140,7 +140,7 @@ class Simulation:
         self.sensors = Sensors(self)
         self.machines = None  # the fsm controllers in the step loop (control/fsm_frames.py)
         self.bipeds = None  # the biped_walk controllers (control/biped_frames.py)
-        self._both = None  # both of them, when a scene has both (control/mixed_frames.py)
+        self._in_kernel = None  # the machines and bipeds both, in scene order (control/controlled_frames.py)
         self._watching = []  # what the Python controllers of a stretch ask to watch (control/watch_frames.py)
         self.reset()
         self._runaway = self._runaway_bounds()
@@ -168,8 +168,8 @@ class Simulation:
             d.machine_slots = self.machines.initial_slots.copy()
             d.machine_states = self.machines.initial_states.copy()
             self.machines.publish(d)
-        if machines and walkers and self._both is None:
-            self._both = MachinesAndBipeds(self.machines, self.bipeds, scene_order(d.controllers))
+        if (machines or walkers) and self._in_kernel is None:
+            self._in_kernel = InKernel(self.machines, self.bipeds, scene_order(d.controllers))
         self.recording = None
 
     def _runaway_bounds(self) -> R.RunawayBounds:
@@ -205,7 +205,7 @@ class Simulation:
         twin.sensors = Sensors(twin)
         twin.machines = self.machines and self.machines.fork(twin)
         twin.bipeds = self.bipeds and self.bipeds.fork(twin)
-        twin._both = self._both and self._both.fork(twin.machines, twin.bipeds)
+        twin._in_kernel = self._in_kernel and self._in_kernel.fork(twin.machines, twin.bipeds)
         twin.data = self.data.copy()
         twin.recording = None
         return twin
@@ -464,20 +464,12 @@ class Simulation:
                 float(s.h_min), self.h_max, d.y, d.cstate, d.counters, d.h_next, fail,
                 d.event_log, d.event_count, limits, d.balance, self._energy_margin, every)
         try:
-            if loop is None and self._watching and frames > 1:
-                watch = join(self._watching)
-                status = advance_watching(self._tables, self._live_ref(), *watch, self.dof_qpos,
-                                          np.zeros(self.model.nv), *args, trace, done)
-                split(watch, self._watching)
-                status = OK if status == WOKEN else status  # ended early where a controller has work
-            elif loop is None:
+            watching = self._watching if loop is None and frames > 1 else []
+            if loop is None and not watching:
                 status = advance_frames_of(self._tables, self._live_ref(), *args, 0, trace, done)
-            elif loop is self.machines:
-                status = advance_with_machines(self._tables, self._live_ref(), loop.tables, loop.sens,
-                                               d.machine_slots, d.machine_states, loop.stack, *args, trace,
-                                               done)
             else:
-                status = loop.advance(self, args, trace, done)
+                status = advance_in_kernel(self, loop, watching, args, trace, done)
+                status = OK if status == WOKEN else status  # ended early where a controller has work
         except ArithmeticError as exc:  # a state so large that a kernel divided by zero
             d.frame += int(done[0])
             d.time = d.frame * self.dt
@@ -517,9 +509,9 @@ class Simulation:
         if loop is not None:
             loop.publish(d)
 
-    def _loop(self) -> Machines | Bipeds | MachinesAndBipeds | None:
-        """The controllers that tick in the step loop: the fsm machines, the bipeds, or both."""
-        return self._both or self.machines or self.bipeds
+    def _loop(self) -> InKernel | None:
+        """The controllers that tick in the step loop (fsm machines, bipeds), if any."""
+        return self._in_kernel
 
     def _skip_controllers(self, first: int, n: int) -> dict[str, np.ndarray]:
         """Let the Python controllers whose quiet_frames allowed a stretch catch up the n frame

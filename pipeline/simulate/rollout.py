@@ -26,7 +26,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from pipeline.control.biped_frames import Bipeds, pack, rollout_bipeds, unpack
+from pipeline.control.biped_frames import Bipeds, pack, unpack
+from pipeline.control.controlled_frames import rollout_bipeds
 from pipeline.errors import CorpusError
 from pipeline.physics.rollout import rollout as _kernel, typed_list
 from pipeline.physics.step import trajectory_poses
@@ -154,7 +155,7 @@ def _advance_bipeds(sims, frames: int, threads: int | None):
     with _using(_threads(threads)):
         rollout_bipeds(typed_list([sim._tables for sim in sims]), typed_list([sim._live_ref() for sim in sims]),
                        typed_list([sim.bipeds.tables for sim in sims]), typed_list([sim.bipeds.sens for sim in sims]),
-                       *packed, first.method, first.dt, first.data.frame, frames, first.h, float(s.atol),
+                       *packed, first._in_kernel.order, first.method, first.dt, first.data.frame, frames, first.h, float(s.atol),
                        float(s.rtol), float(s.h_min), first.h_max, Y, CS, counters, hstate, fail, ev_log, ev_count,
                        limits, balance, margins, int(s.record_every), traces, done, status)
     _unstacked(sims, data)
@@ -218,7 +219,7 @@ def run_together(sims, duration: float | None = None, threads: int | None = None
     key = together_key(first)
     if key is None or any(together_key(sim) != key for sim in sims):
         raise CorpusError("run_together: every simulation must have the first one's layout, integrator, dt, h, "
-                          "events, record_every, number of bipeds and frame, and no fsm controllers (they tick in a loop of their own)")
+                          "events, record_every, number of bipeds and frame, and no fsm controllers (the parallel loop does not take them)")
     every = int(first.settings.record_every)
     m = first.model
     ends = [sim.data.frame + sim.frames_in(duration) for sim in sims]
@@ -299,7 +300,7 @@ def _layout(sim) -> tuple:
 
 def together_key(sim):
     """Equal for Simulations that run_together can run together; None for one it cannot
-    run with others (fsm machines, which tick in a step loop of their own)."""
+    run with others (fsm machines, which the parallel step loop does not take)."""
     if sim.machines is not None:
         return None
     return (*_layout(sim), int(sim.settings.record_every), len(sim.bipeds.names) if sim.bipeds else 0)
