@@ -3,6 +3,7 @@ figure docs/img/roach_load.png and its numbers.
 
     .venv/bin/python benchmarks/roach_load.py [-o docs/img/roach_load.png] [--duration 2.5]
         [--scene roach_tripod --scene roach_sticky ...] [--friction coulomb] [--phases]
+        [--density abdomen=100 --density thorax=3000 ...]
 
 Runs each scene with the contact wrench of every body recorded every fourth frame
 (`pipeline.simulate.sensors:record_contact_forces`) and reports, over steady walking
@@ -16,8 +17,17 @@ Runs each scene with the contact wrench of every body recorded every fourth fram
   Negative: the foot slips backward (the leg pushes harder than its grip); positive: it
   is dragged forward (the leg brakes). The foot's body origin is not used: the tarsus
   rolls about its corners, which moved it 0.1 cm per stance without any slip;
-* the centre of mass ahead of the middle and hind feet, the net speed over [0.5, 2.5] s
-  and the heading change, as in tests/test_roach_walk.py.
+* its ground force along the abdomen's heading in stance (+ pulls or pushes the body
+  forward, - brakes), % of the weight, and the yaw moment of its ground force about the
+  centre of mass in the first and the second half of its stance (uN m, + turns the roach
+  left): the thesis's account of the tripod's wiggle ("The front supporting leg acts as a
+  tractor, pulling the center of mass forward, and towards the point of support"; the rear
+  leg turns the body the front leg's way early in stance and the other way late in it);
+* the centre of mass ahead of the middle and hind feet, the net speed over [0.5, 2.5] s,
+  the heading change as in tests/test_roach_walk.py and the abdomen's largest |pitch|.
+
+`--density BODY=KG_M3` walks a throwaway body instead of the bundled one: the named
+bodies of creatures/roach.yaml at another density (docs/roach.md, "The tractor").
 
 With `--phases`, per leg also its ground force (vertical and along the heading, % of weight)
 through its 0.1 s cycle in 10 ms bins from the start of its step (0-50 ms step, 50-100 ms
@@ -38,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pipeline  # noqa: E402
-from tests.test_roach_walk import heading_change_deg, net_speed  # noqa: E402
+from tests.test_roach_walk import heading_change_deg, net_speed, roll_pitch  # noqa: E402
 
 LEGS = ("fl", "fr", "ml", "mr", "bl", "br")
 STEADY = (1.0, 2.5)
@@ -46,31 +56,37 @@ STANCE = 0.05  # s, a tripod stance
 TOUCH = 3e-5  # m: a corner this close to the ground carries load (the ground spring's depth is ~1 um)
 
 
-def run(scene: str, duration: float, friction: str | None = None):
+def run(scene: str, duration: float, friction: str | None = None,
+        densities: dict[str, float] | None = None):
     """The scene with contact forces recorded; `friction` replaces its ground's friction
-    model (`coulomb`: corpus's sliding law)."""
+    model (`coulomb`: corpus's sliding law); `densities` {body: kg/m^3} the creature's."""
     doc = {"scene": "roach_load", "use": f"scenes/{scene}.yaml",
            "simulation": {"record_every": 4}}
     if friction:
         doc["environment"] = {"use": "environments/flat.yaml",
                               "with": {"material": {**_sticky(scene), "friction_model": friction}}}
+    if densities:
+        doc["creatures"] = [dict(c, **{"with": {"bodies": [{"name": b, "density": rho}
+                                                           for b, rho in densities.items()]}})
+                            for c in _items(scene, "creatures")]
     recorder = {"python": "pipeline.simulate.sensors:record_contact_forces"}
-    spec = pipeline.load({**doc, "controllers": [*_controllers(scene), recorder]}, base_dir=ROOT)
+    spec = pipeline.load({**doc, "controllers": [*_items(scene, "controllers"), recorder]},
+                         base_dir=ROOT)
     sim = pipeline.compile(spec)
     return sim, sim.run(duration=duration, progress=False)
 
 
-def _controllers(scene: str) -> list:
-    """The scene's controller items as written (a `use` chain's last word), so that the
-    recorder can be added to them."""
+def _items(scene: str, key: str) -> list:
+    """The scene's `controllers` or `creatures` items as written (a `use` chain's last
+    word), so that a recorder can be added to them or a creature's bodies overridden."""
     import yaml
 
     path = ROOT / "scenes" / f"{scene}.yaml"
     while True:
         doc = yaml.safe_load(path.read_text())
-        if "controllers" in doc:
+        if key in doc:
             return [dict(c, use=f"creatures/{Path(c['use']).name}") if "use" in c else c
-                    for c in doc["controllers"]]
+                    for c in doc[key]]
         path = path.parent / doc["use"]
 
 
@@ -111,13 +127,23 @@ def analyse(sim, rec) -> dict:
     heading = headings(rec)
     steady = (t >= STEADY[0]) & (t <= STEADY[1])
     weight = model.total_mass * 9.8
-    force, slip = {}, {}
+    tree = model.tree
+    com_w = rec.body_pos + np.einsum("tbij,bj->tbi", R, tree.com)
+    com = (tree.mass[None, :, None] * com_w).sum(axis=1) / tree.mass.sum()
+    force, slip, pull, yaw = {}, {}, {}, {}
     dt = t[1] - t[0]
+    wrench = rec.channels["contact_force"]
     for k, leg in enumerate(LEGS):
         bodies = [rec.body_index(f"leg_{leg}{i}") for i in (2, 3, 4)]
         stance = steady & (rec.channels["gait_swing"][:, k] == 0)
-        fz = rec.channels["contact_force"][:, bodies, 5].sum(axis=1)
+        fz = wrench[:, bodies, 5].sum(axis=1)
         force[leg] = fz[stance].mean() / weight
+        f = wrench[:, bodies, 3:5]
+        pull[leg] = np.einsum("ti,ti->t", f.sum(axis=1), heading)[stance].mean() / weight
+        arm = rec.body_pos[:, bodies, :2] - com[:, None, :2]
+        tz = (wrench[:, bodies, 2] + arm[..., 0] * f[..., 1] - arm[..., 1] * f[..., 0]).sum(axis=1)
+        late = _since(t, rec.channels["gait_swing"][:, k], -1) >= STANCE / 2
+        yaw[leg] = (tz[stance & ~late].mean(), tz[stance & late].mean())
         v = []
         for b in (bodies[0], bodies[2]):
             w = rec.body_pos[:, b, None, :] + np.einsum("tij,cj->tci", R[:, b], box_corners(model, b))
@@ -125,17 +151,24 @@ def analyse(sim, rec) -> dict:
             vel = np.einsum("tci,ti->tc", w[1:, :, :2] - w[:-1, :, :2], heading[1:]) / dt
             v.append(vel[touching])
         slip[leg] = float(np.concatenate(v).mean()) * STANCE
-    tree = model.tree
-    com_w = rec.body_pos + np.einsum("tbij,bj->tbi", R, tree.com)
-    com = (tree.mass[None, :, None] * com_w).sum(axis=1) / tree.mass.sum()
 
     def ahead(legs):
         feet = np.mean([rec.body_pos[:, rec.body_index(f"leg_{leg}4")] for leg in legs], axis=0)
         return float(np.einsum("ti,ti->t", (com - feet)[:, :2], heading)[steady].mean())
 
-    return {"force": force, "slip": slip, "com_ahead_middle": ahead(("ml", "mr")),
-            "com_ahead_hind": ahead(("bl", "br")), "net": net_speed(rec),
-            "turn": heading_change_deg(rec, 0.5, 2.5)}
+    pitch = roll_pitch(rec.body_quat[:, rec.body_index("abdomen")])[1]
+    return {"force": force, "slip": slip, "pull": pull, "yaw": yaw,
+            "com_ahead_middle": ahead(("ml", "mr")), "com_ahead_hind": ahead(("bl", "br")),
+            "net": net_speed(rec), "turn": heading_change_deg(rec, 0.5, 2.5),
+            "pitch": float(np.degrees(np.abs(pitch)).max())}
+
+
+def _since(t: np.ndarray, swing: np.ndarray, edge: int) -> np.ndarray:
+    """Each sample's time (s) since its leg's last step start (`edge` +1) or stance start
+    (-1); 1 s before the first."""
+    starts = t[1:][np.diff(swing) * edge > 0]
+    i = np.searchsorted(starts, t, side="right") - 1
+    return np.where(i >= 0, t - starts[np.maximum(i, 0)], 1.0)
 
 
 def phases(sim, rec) -> tuple[dict, float]:
@@ -147,9 +180,7 @@ def phases(sim, rec) -> tuple[dict, float]:
     table = {}
     for k, leg in enumerate(LEGS):
         f = force[:, [rec.body_index(f"leg_{leg}{i}") for i in range(5)], 3:].sum(axis=1)
-        starts = t[1:][np.diff(rec.channels["gait_swing"][:, k]) > 0]
-        i = np.searchsorted(starts, t, side="right") - 1
-        phase = np.where(i >= 0, t - starts[np.maximum(i, 0)], 1.0)  # 1 s: before any step
+        phase = _since(t, rec.channels["gait_swing"][:, k], +1)
         b = (phase / 0.01 + 1e-6).astype(int)  # the gait's frames fall on the bins' edges
         use = steady & (b < 10)
         along = np.einsum("ti,ti->t", f[:, :2], heading)
@@ -178,17 +209,24 @@ def main() -> None:
                     help="replace the scenes' ground friction model (on flat ground)")
     ap.add_argument("--phases", action="store_true",
                     help="also print each leg's ground force through its cycle")
+    ap.add_argument("--density", action="append", default=[], metavar="BODY=KG_M3",
+                    help="walk the roach with this body at another density (repeatable)")
     args = ap.parse_args()
+    densities = {b: float(rho) for b, rho in (d.split("=") for d in args.density)}
     results = {}
     for scene in args.scene or ["roach_tripod", "roach_sticky"]:
-        sim, rec = run(scene, args.duration, args.friction)
+        sim, rec = run(scene, args.duration, args.friction, densities)
         res = results[scene] = analyse(sim, rec)
-        print(f"{scene}: net {100 * res['net']:.2f} cm/s, turn {res['turn']:+.1f} deg, COM "
+        print(f"{scene}: {1000 * sim.model.total_mass:.4f} g, net {100 * res['net']:.2f} cm/s, "
+              f"turn {res['turn']:+.1f} deg, |pitch| <= {res['pitch']:.1f} deg, COM "
               f"{100 * res['com_ahead_middle']:+.2f} cm ahead of the middle feet, "
               f"{100 * res['com_ahead_hind']:+.2f} cm ahead of the hind feet")
         for leg in LEGS:
+            early, late = (1e6 * m for m in res["yaw"][leg])
             print(f"  {leg}: stance ground force {100 * res['force'][leg]:5.1f} % of weight, "
-                  f"slip {100 * res['slip'][leg]:+.3f} cm per stance")
+                  f"forward {100 * res['pull'][leg]:+5.1f} %, "
+                  f"slip {100 * res['slip'][leg]:+.3f} cm per stance, "
+                  f"yaw moment {early:+6.1f} / {late:+6.1f} uN m (early / late stance)")
         if args.phases:
             print_phases(sim, rec)
     import matplotlib
