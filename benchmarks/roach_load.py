@@ -27,7 +27,11 @@ Runs each scene with the contact wrench of every body recorded every fourth fram
   the heading change as in tests/test_roach_walk.py and the abdomen's largest |pitch|.
 
 `--density BODY=KG_M3` walks a throwaway body instead of the bundled one: the named
-bodies of creatures/roach.yaml at another density (docs/roach.md, "The tractor").
+bodies of creatures/roach.yaml at another density (docs/roach.md, "The tractor"). Before
+walking, the body's geometry against that account (`force_lines`): where each left leg's
+line from foot to hip crosses the midline at the start and the end of a stance (the
+programs' step-end and stance-end postures, unloaded), against the centre of mass, and how
+one tripod standing in the initial posture would share the weight.
 
 With `--phases`, per leg also its ground force (vertical and along the heading, % of weight)
 through its 0.1 s cycle in 10 ms bins from the start of its step (0-50 ms step, 50-100 ms
@@ -56,10 +60,11 @@ STANCE = 0.05  # s, a tripod stance
 TOUCH = 3e-5  # m: a corner this close to the ground carries load (the ground spring's depth is ~1 um)
 
 
-def run(scene: str, duration: float, friction: str | None = None,
-        densities: dict[str, float] | None = None):
-    """The scene with contact forces recorded; `friction` replaces its ground's friction
-    model (`coulomb`: corpus's sliding law); `densities` {body: kg/m^3} the creature's."""
+def compile_scene(scene: str, friction: str | None = None,
+                  densities: dict[str, float] | None = None):
+    """The scene's Simulation with contact forces recorded; `friction` replaces its
+    ground's friction model (`coulomb`: corpus's sliding law), `densities` {body: kg/m^3}
+    the creature's."""
     doc = {"scene": "roach_load", "use": f"scenes/{scene}.yaml",
            "simulation": {"record_every": 4}}
     if friction:
@@ -72,8 +77,7 @@ def run(scene: str, duration: float, friction: str | None = None,
     recorder = {"python": "pipeline.simulate.sensors:record_contact_forces"}
     spec = pipeline.load({**doc, "controllers": [*_items(scene, "controllers"), recorder]},
                          base_dir=ROOT)
-    sim = pipeline.compile(spec)
-    return sim, sim.run(duration=duration, progress=False)
+    return pipeline.compile(spec)
 
 
 def _items(scene: str, key: str) -> list:
@@ -163,6 +167,38 @@ def analyse(sim, rec) -> dict:
             "pitch": float(np.degrees(np.abs(pitch)).max())}
 
 
+def force_lines(model) -> None:
+    """Print the body's geometry against the thesis's wiggle account (module docstring),
+    in cm along the abdomen's axis from its centre."""
+    from pipeline.physics import forward_kinematics
+    from tests.test_roach_model import foot_tip, program_targets
+
+    def posture(phase):
+        q = model.q0.copy()
+        for joint, target in (program_targets(phase) if phase else {}).items():
+            q[model.joint_qpos_slice(joint)] = target
+        return forward_kinematics(model, q)
+
+    xpos, xrot = posture(None)
+    com_w = xpos + np.einsum("bij,bj->bi", xrot, model.tree.com)
+    com = (model.tree.mass[:, None] * com_w).sum(axis=0) / model.total_mass - xpos[0]
+    print(f"  COM {100 * com[0]:.3f} cm ahead of the abdomen's centre")
+    for leg in ("fl", "ml", "bl"):
+        crossing = []
+        for phase in ("step", "stance"):  # the stance starts at the step's end posture
+            xpos, xrot = posture(phase)
+            tip = foot_tip(model, xpos, xrot, leg) - xpos[0]
+            hip = xpos[model.body_names.index(f"leg_{leg}0")] - xpos[0]
+            crossing.append(hip[0] - hip[1] * (hip[0] - tip[0]) / (hip[1] - tip[1]))
+        print(f"  {leg}: foot-hip line crosses the midline at {100 * crossing[0]:.3f} "
+              f"(stance start) .. {100 * crossing[1]:.3f} cm (stance end)")
+    xpos, xrot = posture(None)
+    feet = np.array([foot_tip(model, xpos, xrot, leg)[:2] for leg in ("fl", "mr", "bl")])
+    shares = np.linalg.solve(np.vstack([np.ones(3), feet.T]), [1.0, *(com + xpos[0])[:2]])
+    print("  tripod FL+MR+BL in the initial posture carries "
+          + ", ".join(f"{100 * x:.1f}" for x in shares) + " % of the weight")
+
+
 def _since(t: np.ndarray, swing: np.ndarray, edge: int) -> np.ndarray:
     """Each sample's time (s) since its leg's last step start (`edge` +1) or stance start
     (-1); 1 s before the first."""
@@ -215,7 +251,10 @@ def main() -> None:
     densities = {b: float(rho) for b, rho in (d.split("=") for d in args.density)}
     results = {}
     for scene in args.scene or ["roach_tripod", "roach_sticky"]:
-        sim, rec = run(scene, args.duration, args.friction, densities)
+        sim = compile_scene(scene, args.friction, densities)
+        if scene == (args.scene or ["roach_tripod"])[0]:
+            force_lines(sim.model)
+        rec = sim.run(duration=args.duration, progress=False)
         res = results[scene] = analyse(sim, rec)
         print(f"{scene}: {1000 * sim.model.total_mass:.4f} g, net {100 * res['net']:.2f} cm/s, "
               f"turn {res['turn']:+.1f} deg, |pitch| <= {res['pitch']:.1f} deg, COM "
