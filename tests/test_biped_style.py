@@ -45,7 +45,7 @@ def test_each_trajectory_replaces_its_target_and_only_that_one(stance):
     table = splines([[_spline_table(knots[name]) for name in STYLE]])[0]  # padded as the kernel gets them
     for phi in (0.0, 0.2, 0.45, 0.8, 1.0):
         Rt = zero.copy()
-        _style(table, np.ones(len(STYLE), np.bool_), phi, stance, Rt)
+        _style(table, np.ones(len(STYLE), np.bool_), phi, stance, 1.0, 0.4, Rt)
         knee, ankle, swing = (slot(stance, LOWER_LEG) - 1, slot(stance, FOOT) - 1, slot(1 - stance, FOOT) - 1)
         assert np.array_equal(Rt[knee], rot_y(CatmullRom(KNEE)(phi)))
         assert np.allclose(Rt[ankle], zero[ankle] @ rot_y(CatmullRom(knots["stance_ankle"])(phi)), rtol=0, atol=1e-15)
@@ -55,7 +55,7 @@ def test_each_trajectory_replaces_its_target_and_only_that_one(stance):
         # EditableWalking's two knots make a straight line: 0.2 -> 0.07 over the step
         assert CatmullRom(EDITABLE["stance_knee"])(phi) == pytest.approx(0.2 + (0.07 - 0.2) * phi, abs=1e-15)
         Rt = zero.copy()
-        _style(table, np.zeros(len(STYLE), np.bool_), phi, stance, Rt)
+        _style(table, np.zeros(len(STYLE), np.bool_), phi, stance, 0.5, 0.4, Rt)
         assert np.array_equal(Rt, zero)
 
 

@@ -13,6 +13,7 @@ import numba
 import numpy as np
 
 from pipeline.control.biped_machine import STANCE, STRIKE_X, STRIKE_Y, STRUCK, BipedTables, biped_frame
+from pipeline.control.biped_torques import PARAMS
 from pipeline.control.biped_walk_controller import BipedWalk
 from pipeline.physics import sensing
 
@@ -78,13 +79,28 @@ def biped_tables(sim, walkers) -> BipedTables:
     knots = splines([[c.knots, c.knots_back] for c in walkers])
     style = splines([c.style for c in walkers])
     styled = np.array([[table is not None for table in c.style] for c in walkers], np.bool_).reshape(n, -1)
+    schedule, scheduled = speed_schedules(walkers)
     return BipedTables(
         idx=stack("idx"), parent=rigs[0].parent, mass=stack("mass"),
         total_mass=np.array([r.total_mass for r in rigs]), bodies=bodies, nbodies=nbodies, others=others,
         nothers=nothers, feet=stack("feet"), jtype=stack("jtype"), jvadr=stack("jvadr"), jaxes=stack("jaxes"),
         jgain=stack("jgain"), jlimit=stack("jlimit"), jlimited=stack("jlimited"), jmirror=stack("jmirror"),
         root_gains=stack("root_gains"), thigh=stack("thigh"), shin=stack("shin"), sole=stack("sole"),
-        knots=knots, style=style, styled=styled)
+        knots=knots, style=style, styled=styled, schedule=schedule, scheduled=scheduled)
+
+
+def speed_schedules(walkers) -> tuple[np.ndarray, np.ndarray]:
+    """(n, len(PARAMS), 2, K) every controller's `by_speed` knots (V_d, value) per parameter,
+    left-aligned; (n, len(PARAMS)) how many each has (0: not scheduled)."""
+    width = max((len(knots) for c in walkers for knots in c.p["by_speed"].values()), default=1)
+    schedule = np.zeros((len(walkers), len(PARAMS), 2, width))
+    scheduled = np.zeros((len(walkers), len(PARAMS)), np.int64)
+    for k, c in enumerate(walkers):
+        for name, knots in c.p["by_speed"].items():
+            i = PARAMS.index(name)
+            schedule[k, i, :, :len(knots)] = np.array(knots, float).T
+            scheduled[k, i] = len(knots)
+    return schedule, scheduled
 
 
 def splines(rows) -> np.ndarray:

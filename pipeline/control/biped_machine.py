@@ -62,7 +62,9 @@ class BipedTables(NamedTuple):
     (pipeline/control/biped_rig.py) give them; `bodies` and `others` hold nbodies[k] and
     nothers[k] entries; `knots` the swing height's spline table forwards (0) and backwards
     (1), padded by repeating its last knot (which evaluates the same); `style` the style
-    trajectories' tables (biped_torques.STYLE) padded alike, `styled` which were given."""
+    trajectories' tables (biped_torques.STYLE) padded alike, `styled` which were given;
+    `schedule` each parameter's (biped_torques.PARAMS) knots [V_d, value] as rows V_d and
+    value, its first `scheduled` columns used (0: not scheduled)."""
 
     idx: np.ndarray  # (n, 23)
     parent: np.ndarray  # (nb,)
@@ -87,6 +89,8 @@ class BipedTables(NamedTuple):
     knots: np.ndarray  # (n, 2, 3, K)
     style: np.ndarray  # (n, len(STYLE), 3, K')
     styled: np.ndarray  # (n, len(STYLE)) bool
+    schedule: np.ndarray  # (n, len(PARAMS), 2, K'')
+    scheduled: np.ndarray  # (n, len(PARAMS)) knot counts
 
 
 @numba.njit(cache=True)
@@ -161,6 +165,7 @@ def biped_frame(bt, k, tree, work, wrench, t, dt, ctrl, damping, s, out):
         par[SPEED] = hi if hi < v else v
     else:
         par[SPEED] = s[V_D]
+    _schedule(bt.schedule[k], bt.scheduled[k], par)
     s[STRUCK] = 0.0
     if walking:
         if _runaway(bt, k, s, x, com_vel):
@@ -193,6 +198,16 @@ def biped_frame(bt, k, tree, work, wrench, t, dt, ctrl, damping, s, out):
     out[6] = math.atan2(pelvis[1, 0], pelvis[0, 0])  # the pelvis's facing (x axis)
     out[7] = s[HEADING]
     out[8] = s[STEPS]
+
+
+@numba.njit(cache=True)
+def _schedule(schedule, scheduled, par):
+    """The parameters scheduled by speed (`by_speed`) at this frame's V_d: linear between
+    their knots, held beyond the end ones."""
+    for i in range(scheduled.shape[0]):
+        n = scheduled[i]
+        if n > 0:
+            par[i] = np.interp(par[SPEED], schedule[i, 0, :n], schedule[i, 1, :n])
 
 
 @numba.njit(cache=True)

@@ -24,10 +24,11 @@ from pipeline.physics.model import BALL, REVOLUTE, UNIVERSAL
 PARAMS = ("speed", "step_time", "step_height", "step_width", "lean", "knee_bend", "alpha",
           "ipm_gain", "ipm_gain_coronal", "max_step", "k_v", "coronal_kp", "coronal_kd",
           "max_force_sagittal", "max_force_coronal", "stand_kp", "stand_kd", "ipm",
-          "gravity_compensation", "velocity_tuning", "yaw_friction", "twist_damping", "heel_guard")
+          "gravity_compensation", "velocity_tuning", "yaw_friction", "twist_damping", "heel_guard",
+          "style_weight")
 (SPEED, STEP_TIME, STEP_HEIGHT, STEP_WIDTH, LEAN, KNEE_BEND, ALPHA, IPM_GAIN, IPM_GAIN_COR, MAX_STEP, K_V,
  COR_KP, COR_KD, MAX_F_SAG, MAX_F_COR, STAND_KP, STAND_KD, IPM, GC, VT, YAW_FRICTION, TWIST_DAMPING,
- HEEL_GUARD) = range(len(PARAMS))
+ HEEL_GUARD, STYLE_WEIGHT) = range(len(PARAMS))
 # st: the controller's state: stance side (0 left, 1 right), phase, walking (0/1), the side
 # the COM shifts toward before a first step (-1: none), the slewed desired heading, the
 # nominal pelvis height, the desired heading's rate (rad/s), the heading the swing foot
@@ -88,7 +89,7 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
             Rt[slot(s, part) - 1] = np.eye(3)
         Rt[slot(s, LOWER_LEG) - 1] = knee
     if walking:
-        _style(style, styled, st[PHASE], stance, Rt)
+        _style(style, styled, st[PHASE], stance, par[STYLE_WEIGHT], par[KNEE_BEND], Rt)
         _swing_leg(R, x, com, com_vel, idx, thigh, shin, par, st, swing_start, knots, fwd, left,
                    Rt, wdes, target)
     for k in range(nj):
@@ -111,15 +112,18 @@ def biped_torques(R, x, omega, body_com, com, com_vel, grf, idx, parent, mass, t
 
 
 @numba.njit(cache=True)
-def _style(style, styled, phi, stance, Rt):
+def _style(style, styled, phi, stance, weight, knee_bend, Rt):
     """The style trajectories given replace their zero-gait targets at phase phi: the stance
     knee's bend (knee_bend's), the feet's pitch (toes down positive) about their own
-    lateral axis. Pitch about the lateral axis is its own mirror image, so both sides take
-    the same rotation."""
+    lateral axis; a weight w < 1 (style_weight) blends them, w style + (1 - w) zero gait.
+    Pitch about the lateral axis is its own mirror image, so both sides take the same
+    rotation."""
     for i in range(style.shape[0]):
         if not styled[i]:
             continue  # absent: today's target, untouched to the bit
         v = catmull_rom(style[i, 0], style[i, 1], style[i, 2], phi)
+        if weight != 1.0:  # whole, the spline's value to the bit
+            v = weight * v + (1.0 - weight) * (knee_bend if i == STANCE_KNEE else 0.0)
         if i == STANCE_KNEE:
             Rt[slot(stance, LOWER_LEG) - 1] = rot_y(v)
         else:

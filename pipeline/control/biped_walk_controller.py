@@ -82,6 +82,9 @@ DEFAULTS = {
     # per-joint style trajectories over the phase (biped_torques.STYLE); an absent one keeps
     # the zero gait (and knee_bend)
     "style": {},
+    "style_weight": 1.0,     # w: the style's targets blended w style + (1 - w) zero gait
+    # parameters scheduled by V_d: knots [V_d, value], linear between them (biped_machine)
+    "by_speed": {},
 }
 COMMAND_KEYS = ("mode", "speed", "heading", "step_time", "step_height", "step_width", "lean",
                 "knee_bend", "alpha")
@@ -102,6 +105,15 @@ def _repeated_phase(params) -> str | None:
         phases = [float(t) for t, _ in knots]
         if len(set(phases)) < len(phases):
             return f"biped_walk.{name}: two knots at one phase ({sorted(phases)}); each phase may appear once"
+    return None
+
+
+def _unordered_speeds(params) -> str | None:
+    """The first by_speed schedule whose knots' speeds do not increase, as a message."""
+    for name, knots in params["by_speed"].items():
+        speeds = [float(v) for v, _ in knots]
+        if any(b <= a for a, b in zip(speeds, speeds[1:])):
+            return f"biped_walk.by_speed.{name}: knot speeds {speeds} must increase"
     return None
 
 
@@ -140,6 +152,9 @@ class BipedWalk:
 
     # ------------------------------------------------------------------ commands
     def command(self, args: dict) -> None:
+        scheduled = sorted(set(args) & set(self.p["by_speed"]))
+        if scheduled:
+            raise CorpusError(f"walk: cannot set {', '.join(scheduled)}: scheduled by speed (biped_walk.by_speed)")
         for k, v in args.items():
             self.p[k] = v if k in ("mode", "recover") else float(v)
         if "speed" in args and not self.walking and float(args["speed"]) != 0.0:
@@ -231,7 +246,7 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     name = script.get("controller", "biped_walk")
     params = dict(DEFAULTS)
     params.update(script.get("biped_walk", {}) or {})
-    problem = _repeated_phase(params)
+    problem = _repeated_phase(params) or _unordered_speeds(params)
     if problem:
         raise CorpusError(located(problem, ref.where))
     gains = {k: tuple(float(x) for x in (g["kp"], g["kd"], g.get("max_torque", 200.0)))
