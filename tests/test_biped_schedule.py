@@ -4,7 +4,6 @@ them, evaluated in the kernel every frame; absent, the run records what it recor
 without them; bad knots are refused at the controller's entry."""
 import numpy as np
 import pytest
-import yaml
 
 import pipeline
 from pipeline.control.biped_frames import biped_tables, splines
@@ -15,7 +14,7 @@ from pipeline.control.biped_rig import FOOT, LOWER_LEG, slot
 from pipeline.control.biped_torques import ALPHA, LEAN, PARAMS, SPEED, STYLE, STYLE_WEIGHT, _style
 from pipeline.control.biped_walk_controller import _spline_table
 from pipeline.errors import CorpusError
-from tests.test_biped_style import EDITABLE, ROOT, compiled, walk_doc
+from tests.test_biped_style import EDITABLE, compiled, entry_line, refusal, walk_doc
 
 LEAN_KNOTS = [[0.2, 0.0], [0.5, 0.12], [1.0, 0.02]]
 
@@ -90,22 +89,11 @@ def test_a_schedule_at_the_scalars_values_records_the_run_without_one():
     assert plain.data.user["biped_walk"]["biped"].steps >= 3
 
 
-def write(tmp_path, doc) -> tuple:
-    doc["creatures"][0]["use"] = str(ROOT / "creatures" / "biped.yaml")
-    text = yaml.safe_dump(doc, sort_keys=False)
-    scene = tmp_path / "s.yaml"
-    scene.write_text(text)
-    return scene, text
-
-
 def test_knot_speeds_that_do_not_increase_are_refused_with_the_controllers_location(tmp_path):
-    scene, text = write(tmp_path, walk_doc(1.0, by_speed={"alpha": [[0.5, 0.05], [1.4, 0.06], [1.4, 0.07]]}))
-    with pytest.raises(CorpusError) as err:
-        pipeline.compile(pipeline.load(scene, allow_outside=True))
-    problem = err.value.problems[0]
+    doc = walk_doc(1.0, by_speed={"alpha": [[0.5, 0.05], [1.4, 0.06], [1.4, 0.07]]})
+    problem, scene, text = refusal(tmp_path, doc)
     assert "by_speed.alpha: knot speeds [0.5, 1.4, 1.4] must increase" in problem.message
-    entry = next(i for i, line in enumerate(text.splitlines(), 1) if "controller: walk" in line)
-    assert problem.file == str(scene) and problem.line == entry
+    assert problem.file == str(scene) and problem.line == entry_line(text, "controller: walk")
     scene.write_text(text.replace("alpha", "acceleration"))  # not a schedulable parameter
     with pytest.raises(CorpusError, match="acceleration"):
         pipeline.load(scene, allow_outside=True)
@@ -114,10 +102,7 @@ def test_knot_speeds_that_do_not_increase_are_refused_with_the_controllers_locat
 def test_a_walk_command_to_a_scheduled_parameter_is_refused_at_its_entry(tmp_path):
     doc = walk_doc(1.0, by_speed={"lean": LEAN_KNOTS})
     doc["timeline"].append({"at": 0.5, "do": {"walk": {"lean": 0.2}}})
-    scene, text = write(tmp_path, doc)
-    sim = pipeline.compile(pipeline.load(scene, allow_outside=True))
-    with pytest.raises(CorpusError) as err:
-        sim.run(progress=False)
-    problem = err.value.problems[0]
+    problem, scene, text = refusal(tmp_path, doc, run=True)
     assert "walk: cannot set lean: scheduled by speed" in problem.message
-    assert problem.file == str(scene)
+    assert problem.file == str(scene) and problem.line == entry_line(text, "at: 0.5")
+    assert problem.path == "timeline[1]"

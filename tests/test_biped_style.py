@@ -99,18 +99,30 @@ def test_a_style_at_the_zero_gaits_values_records_the_run_without_one():
     assert plain.data.user["biped_walk"]["biped"].steps >= 3
 
 
-def test_two_knots_at_one_phase_are_refused_with_the_controllers_location(tmp_path):
-    doc = walk_doc(1.0, style={"stance_knee": [[0, 0.2], [0.5, 0.1], [0.5, 0.3]]})
+def refusal(tmp_path, doc: dict, run: bool = False) -> tuple:
+    """doc written as a scene file, compiled (and run): the first problem it is refused
+    with, the file and its text."""
     doc["creatures"][0]["use"] = str(ROOT / "creatures" / "biped.yaml")
     text = yaml.safe_dump(doc, sort_keys=False)
     scene = tmp_path / "s.yaml"
     scene.write_text(text)
     with pytest.raises(CorpusError) as err:
-        pipeline.compile(pipeline.load(scene, allow_outside=True))
-    problem = err.value.problems[0]
+        sim = pipeline.compile(pipeline.load(scene, allow_outside=True))
+        if run:
+            sim.run(progress=False)
+    return err.value.problems[0], scene, text
+
+
+def entry_line(text: str, key: str) -> int:
+    """The line of the scene text's first line holding key."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if key in line)
+
+
+def test_two_knots_at_one_phase_are_refused_with_the_controllers_location(tmp_path):
+    doc = walk_doc(1.0, style={"stance_knee": [[0, 0.2], [0.5, 0.1], [0.5, 0.3]]})
+    problem, scene, text = refusal(tmp_path, doc)
     assert "style.stance_knee: two knots at one phase" in problem.message
-    entry = next(i for i, line in enumerate(text.splitlines(), 1) if "controller: walk" in line)
-    assert problem.file == str(scene) and problem.line == entry
+    assert problem.file == str(scene) and problem.line == entry_line(text, "controller: walk")
     scene.write_text(text.replace("stance_knee", "swing_knee"))
     with pytest.raises(CorpusError, match="swing_knee"):
         pipeline.load(scene, allow_outside=True)
