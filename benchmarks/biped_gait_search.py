@@ -73,7 +73,7 @@ def schedule(settings: dict, block: dict, speed: float, below: float) -> dict:
     by_speed["style_weight"] = [[below, 0.0], [speed, 1.0]]
     block["style"] = {k[len("style."):]: v for k, v in settings.items() if k.startswith("style.")}
     block["by_speed"] = by_speed
-    return block
+    return {k: v for k, v in block.items() if k not in by_speed}  # scheduled, not also a value
 
 
 def walk(speed: float, block: dict, duration: float = DURATION) -> tuple[float | None, list[float]]:

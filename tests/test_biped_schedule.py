@@ -89,7 +89,9 @@ def test_a_schedule_at_the_scalars_values_records_the_run_without_one():
     assert plain.data.user["biped_walk"]["biped"].steps >= 3
 
 
-def test_knot_speeds_that_do_not_increase_are_refused_with_the_controllers_location(tmp_path):
+def test_bad_schedules_are_refused_with_the_controllers_location(tmp_path):
+    """Knot speeds that do not increase, a parameter that cannot be scheduled, one given
+    both as a value and scheduled."""
     doc = walk_doc(1.0, by_speed={"alpha": [[0.5, 0.05], [1.4, 0.06], [1.4, 0.07]]})
     problem, scene, text = refusal(tmp_path, doc)
     assert "by_speed.alpha: knot speeds [0.5, 1.4, 1.4] must increase" in problem.message
@@ -97,6 +99,9 @@ def test_knot_speeds_that_do_not_increase_are_refused_with_the_controllers_locat
     scene.write_text(text.replace("alpha", "acceleration"))  # not a schedulable parameter
     with pytest.raises(CorpusError, match="acceleration"):
         pipeline.load(scene, allow_outside=True)
+    problem, _, text = refusal(tmp_path, walk_doc(1.0, alpha=0.1, by_speed={"alpha": [[0.5, 0.05]]}))
+    assert "biped_walk: alpha given both as a value and in by_speed" in problem.message
+    assert problem.line == entry_line(text, "controller: walk")
 
 
 def test_a_walk_command_to_a_scheduled_parameter_is_refused_at_its_entry(tmp_path):

@@ -108,8 +108,12 @@ def _repeated_phase(params) -> str | None:
     return None
 
 
-def _unordered_speeds(params) -> str | None:
-    """The first by_speed schedule whose knots' speeds do not increase, as a message."""
+def _bad_schedule(params, given) -> str | None:
+    """The first by_speed schedule of a parameter also given as a scalar (`given`, the
+    scene's keys), or whose knots' speeds do not increase, as a message."""
+    both = sorted(set(params["by_speed"]) & set(given))
+    if both:
+        return f"biped_walk: {', '.join(both)} given both as a value and in by_speed; give one"
     for name, knots in params["by_speed"].items():
         speeds = [float(v) for v, _ in knots]
         if any(b <= a for a, b in zip(speeds, speeds[1:])):
@@ -245,8 +249,9 @@ def make_biped_walk_controller(sim, ref) -> BipedWalk:
     script = ref.script
     name = script.get("controller", "biped_walk")
     params = dict(DEFAULTS)
-    params.update(script.get("biped_walk", {}) or {})
-    problem = _repeated_phase(params) or _unordered_speeds(params)
+    given = script.get("biped_walk", {}) or {}
+    params.update(given)
+    problem = _repeated_phase(params) or _bad_schedule(params, given)
     if problem:
         raise CorpusError(located(problem, ref.where))
     gains = {k: tuple(float(x) for x in (g["kp"], g["kd"], g.get("max_torque", 200.0)))
