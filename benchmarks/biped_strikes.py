@@ -8,7 +8,9 @@ height and the landing knee's bend; then the mean COM speed over the last 10 s, 
     .venv/bin/python benchmarks/biped_strikes.py 1.7 --set 'swing_height=[[0,0],[0.5,0.11],[0.9,0.06],[1,0.01]]'
 
 --set changes a `biped_walk` parameter of the scene before it compiles (repeatable; a JSON
-value for lists).
+value for lists), in place of its speed schedule if the scene has one (`by_speed`);
+`--set 'by_speed={}' --set 'style={}'` runs the sweep's job in the controller's own gait at
+every speed, as before the schedule.
 """
 from __future__ import annotations
 
@@ -36,7 +38,9 @@ def strikes(speed: float, settings: dict, duration: float):
     """The job at V_d `speed` with `settings`: (walk controller, strike records, COM x every 0.1 s)."""
     source = copy.deepcopy({job.params[SPEED]: job.source
                             for job in jobs_from_file(ROOT / "scenes" / "biped_speeds.yaml")}[speed])
-    source["controllers"][0]["biped_walk"].update(settings)
+    block = source["controllers"][0]["biped_walk"]
+    block.update(settings)
+    block["by_speed"] = {k: v for k, v in block.get("by_speed", {}).items() if k not in settings}
     sim = pipeline.compile(pipeline.load(source))
     walk = sim.data.user["biped_walk"]["biped"]
     frame = Frame(walk.rig)
