@@ -7,6 +7,10 @@ knots, which `style_weight` 0 turns off at other speeds; the swing height's knot
 they are. Prints every improvement and the best setting as a JSON object of `biped_walk` keys.
 
     .venv/bin/python benchmarks/biped_gait_search.py 1.7 --workers 2 --evaluations 600
+    .venv/bin/python benchmarks/biped_gait_search.py 1.7 --workers 2 --fix lean=0.15 --robust 0.03 --start '{...}'
+
+--fix holds a parameter; --robust r makes the cost the worst of the setting and of it with
+alpha and the step time r up and the IPM gain r down, and the reverse (less sensitive gaits).
 """
 from __future__ import annotations
 
@@ -105,6 +109,18 @@ def cost(args: tuple[float, dict]) -> tuple[float, float | None, list[float]]:
             else max(abs(m - speed) for m in means)), fell, means
 
 
+def variants(settings: dict, robust: float) -> list[dict]:
+    """settings, and with robust = r > 0 also with alpha and the step time times 1 + r and the
+    IPM gain times 1 - r, and the reverse (three moves that each speed the walk up)."""
+    out = [settings]
+    for f in ((1.0 + robust, 1.0 - robust) if robust else ()):
+        moved = dict(settings)
+        for key, factor in (("alpha", f), ("ipm_gain", 2.0 - f), ("step_time", f)):
+            moved[key] = round(settings[key] * factor, 4)
+        out.append(moved)
+    return out
+
+
 def main() -> None:
     import cma
 
@@ -116,30 +132,46 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--below", type=float, default=1.4,
                         help="the V_d up to which the sweep's own gait holds (the schedule's first knots)")
-    parser.add_argument("--start", default="{}", help="JSON: START's values to replace")
+    parser.add_argument("--start", help="JSON: the start point and the parameters searched (default START)")
+    parser.add_argument("--fix", action="append", default=[], metavar="KEY=VALUE",
+                        help="hold a parameter at a value, unsearched (repeatable)")
+    parser.add_argument("--robust", type=float, default=0.0,
+                        help="r: the cost is the worst of the setting and its two moves by r (variants())")
     args = parser.parse_args()
-    START.update(json.loads(args.start))
+    if args.start:
+        START.clear()
+        START.update(json.loads(args.start))
+    fixed = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.fix)}
+    for key in fixed:
+        START.pop(key, None)
     block = sweep_jobs()[args.speed]["controllers"][0]["biped_walk"]
+
+    def setting(z):
+        return {**settings_at(z), **fixed}
+
     es = cma.CMAEvolutionStrategy(np.zeros(dimension()), args.sigma,
                                   {"seed": args.seed, "maxfevals": args.evaluations, "verbose": -9})
-    best = (float("inf"), None, None, None)
+    best = (float("inf"), None, None)
     start = time.time()
     with Pool(args.workers) as pool:
         while not es.stop():
             zs = es.ask()
-            results = pool.map(cost, [(args.speed, schedule(settings_at(z), block, args.speed, args.below))
-                                      for z in zs])
-            es.tell(zs, [r[0] for r in results])
-            for z, (c, fell, means) in zip(zs, results):
+            runs = [variants(setting(z), args.robust) for z in zs]
+            flat = pool.map(cost, [(args.speed, schedule(s, block, args.speed, args.below))
+                                   for run in runs for s in run])
+            per = len(runs[0])
+            results = [flat[i:i + per] for i in range(0, len(flat), per)]
+            es.tell(zs, [max(r[0] for r in result) for result in results])
+            for z, result in zip(zs, results):
+                c = max(r[0] for r in result)
                 if c < best[0]:
-                    best = (c, settings_at(z), fell, means)
+                    best = (c, setting(z), result)
                     print(f"[{es.countevals} evaluations, {time.time() - start:.0f} s] cost {c:.3f}: "
-                          + (f"falls at {fell:.1f} s" if fell is not None else _speeds(means))
+                          + " | ".join(f"falls at {fell:.1f} s" if fell is not None else _speeds(means)
+                                       for _, fell, means in result)
                           + f"\n  {json.dumps(best[1])}", flush=True)
-    c, settings, fell, means = best
-    print(f"best after {es.countevals} evaluations: " + (f"falls at {fell:.1f} s" if fell is not None
-                                                          else _speeds(means)))
-    print(json.dumps(schedule(settings, block, args.speed, args.below)))
+    print(f"best after {es.countevals} evaluations: cost {best[0]:.3f}")
+    print(json.dumps(schedule(best[1], block, args.speed, args.below)))
 
 
 def _speeds(means: list[float]) -> str:
