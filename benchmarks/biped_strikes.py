@@ -31,13 +31,12 @@ from pipeline.batch.sweep import jobs_from_file  # noqa: E402
 from pipeline.control.biped_machine import STEPS, TARGET  # noqa: E402
 from pipeline.control.biped_rig import SIDES, Frame  # noqa: E402
 
-SPEED = "timeline[0].do.walk.speed"
-
 
 def strikes(speed: float, settings: dict, duration: float):
-    """The job at V_d `speed` with `settings`: (walk controller, strike records, COM x every 0.1 s)."""
-    source = copy.deepcopy({job.params[SPEED]: job.source
-                            for job in jobs_from_file(ROOT / "scenes" / "biped_speeds.yaml")}[speed])
+    """The sweep's job at V_d `speed` (any) with `settings`: (walk controller, strike records, COM x every 0.1 s)."""
+    # the sweep's jobs differ only in V_d, so any speed is one of them with its speed changed
+    source = copy.deepcopy(jobs_from_file(ROOT / "scenes" / "biped_speeds.yaml")[0].source)
+    source["timeline"][0]["do"]["walk"]["speed"] = speed
     block = source["controllers"][0]["biped_walk"]
     block.update(settings)
     block["by_speed"] = {k: v for k, v in block.get("by_speed", {}).items() if k not in settings}
@@ -67,7 +66,7 @@ def strikes(speed: float, settings: dict, duration: float):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("speed", type=float, help="V_d, one of the sweep's speeds")
+    parser.add_argument("speed", type=float, help="V_d (any; the sweep's job with its speed changed)")
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
