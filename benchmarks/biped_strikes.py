@@ -32,11 +32,17 @@ from pipeline.control.biped_machine import STEPS, TARGET  # noqa: E402
 from pipeline.control.biped_rig import SIDES, Frame  # noqa: E402
 
 
-def strikes(speed: float, settings: dict, duration: float):
-    """The sweep's job at V_d `speed` (any) with `settings`: (walk controller, strike records, COM x every 0.1 s)."""
-    # the sweep's jobs differ only in V_d, so any speed is one of them with its speed changed
+def w2_source(speed: float) -> dict:
+    """The source of scenes/biped_speeds.yaml's job at any commanded speed: the sweep's jobs
+    differ only in V_d, so one of them with its speed changed."""
     source = copy.deepcopy(jobs_from_file(ROOT / "scenes" / "biped_speeds.yaml")[0].source)
     source["timeline"][0]["do"]["walk"]["speed"] = speed
+    return source
+
+
+def strikes(speed: float, settings: dict, duration: float):
+    """The sweep's job at V_d `speed` (any) with `settings`: (walk controller, strike records, COM x every 0.1 s)."""
+    source = w2_source(speed)
     block = source["controllers"][0]["biped_walk"]
     block.update(settings)
     block["by_speed"] = {k: v for k, v in block.get("by_speed", {}).items() if k not in settings}

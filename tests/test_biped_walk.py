@@ -9,8 +9,7 @@ import pytest
 import pipeline
 from benchmarks.biped_robustness import VARIANTS
 from benchmarks.biped_robustness import walk as robust_walk
-from benchmarks.biped_speeds_figure import w2_scenes
-from benchmarks.biped_strikes import strikes
+from benchmarks.biped_strikes import strikes, w2_source
 from pipeline.errors import CorpusError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,9 +158,9 @@ def test_it_stops_and_stands_quietly_for_ten_seconds():
 
 
 def walk_at(speed: float, duration: float):
-    """The job of scenes/biped_speeds.yaml's sweep (W2) at one commanded speed: the
+    """The job of scenes/biped_speeds.yaml's sweep (W2) at a commanded speed (any): the
     controller and the COM's (time, x, y) every 0.1 s until `duration` or a fall."""
-    sim = pipeline.compile(w2_scenes()[speed])
+    sim = pipeline.compile(pipeline.load(w2_source(speed)))
     walk = sim.data.user["biped_walk"]["biped"]
     rows = [(sim.data.time, *sim.sensors.com()[0][:2])]
     while sim.data.time < duration - 1e-9 and not walk.fell:
@@ -203,6 +202,21 @@ def test_w2_walks_thirty_seconds_at_the_commanded_speed(speed):
     """Coros W2 (digest §8.1) over the sweep's speeds: no fall in 30 s, the mean COM speed
     over the last 10 s within 0.1 m/s of V_d (V_d = 0 stands; V_d < 0 walks backwards);
     above 1.4 m/s in the gait the scene schedules by speed (docs/biped.md, Speed schedule)."""
+    assert_w2(speed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("speed", [1.45, 1.5, 1.55, 1.6, 1.65])
+def test_w2_walks_thirty_seconds_between_the_schedules_knots(speed):
+    """W2 at the commanded speeds between the sweep's 1.4 and 1.7, which the scene's speed
+    schedule blends (docs/biped.md, Speed schedule): no fall in 30 s, the mean COM speed over
+    the last 10 s within 0.1 m/s of V_d."""
+    assert_w2(speed)
+
+
+def assert_w2(speed: float) -> None:
+    """W2 at V_d `speed`: 30 s without a fall, the mean COM speed over the last 10 s within
+    0.1 m/s of V_d."""
     walk, rows = walk_at(speed, 30.0)
     assert not walk.fell
     assert mean_speed(rows, 20.0) == pytest.approx(speed, abs=0.1)
