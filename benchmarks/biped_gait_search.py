@@ -28,10 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pipeline  # noqa: E402
-from pipeline.batch.sweep import jobs_from_file  # noqa: E402
+from benchmarks.biped_strikes import w2_source  # noqa: E402
 from pipeline.control.biped_walk_controller import DEFAULTS  # noqa: E402
 
-SPEED = "timeline[0].do.walk.speed"
 DURATION = 40.0
 # the start point: EditableWalking's leg style (scenes/biped_style.yaml) with lean 0.1, the
 # best one-at-a-time change (docs/biped.md, Style)
@@ -83,7 +82,7 @@ def schedule(settings: dict, block: dict, speed: float, below: float) -> dict:
 def walk(speed: float, block: dict, duration: float = DURATION) -> tuple[float | None, list[float]]:
     """The sweep's job at V_d `speed` with the `biped_walk` block `block`, run for
     `duration`: (the time it fell or None, its mean COM speeds over each 10 s from 20 s on)."""
-    source = copy.deepcopy(sweep_jobs()[speed])
+    source = w2_source(speed)
     source["controllers"][0]["biped_walk"] = block
     sim = pipeline.compile(pipeline.load(source))
     controller = sim.data.user["biped_walk"]["biped"]
@@ -95,11 +94,6 @@ def walk(speed: float, block: dict, duration: float = DURATION) -> tuple[float |
         return sim.data.time, []
     x = {round(t, 3): com_x for t, com_x in path}  # every 0.5 s
     return None, [(x[t + 10.0] - x[t]) / 10.0 for t in np.arange(20.0, duration - 9.0, 10.0)]
-
-
-def sweep_jobs() -> dict:
-    """scenes/biped_speeds.yaml's jobs' sources by commanded speed."""
-    return {job.params[SPEED]: job.source for job in jobs_from_file(ROOT / "scenes" / "biped_speeds.yaml")}
 
 
 def cost(args: tuple[float, dict]) -> tuple[float, float | None, list[float]]:
@@ -125,7 +119,7 @@ def main() -> None:
     import cma
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("speed", type=float, help="V_d, one of the sweep's speeds")
+    parser.add_argument("speed", type=float, help="V_d (any; the sweep's job with its speed changed)")
     parser.add_argument("--evaluations", type=int, default=600)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--sigma", type=float, default=0.5, help="CMA-ES's first step, in SCALE units")
@@ -144,7 +138,7 @@ def main() -> None:
     fixed = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.fix)}
     for key in fixed:
         START.pop(key, None)
-    block = sweep_jobs()[args.speed]["controllers"][0]["biped_walk"]
+    block = w2_source(args.speed)["controllers"][0]["biped_walk"]
 
     def setting(z):
         return {**settings_at(z), **fixed}
